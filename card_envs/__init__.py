@@ -1,0 +1,19 @@
+"""card-envs: card-game environments for reinforcement learning.
+
+Importing the package registers every game with PettingZoo and Gymnasium::
+
+    import card_envs, gymnasium, pettingzoo
+    from card_envs import simple_tricks_v0
+    env = simple_tricks_v0.env(render_mode="ansi")
+    env = pettingzoo.make("aec", "card_envs/simple_tricks-v0")
+    env = gymnasium.make("card_envs/NinetyEightCards-v0")
+    card_envs.list_envs()
+"""
+
+from card_envs.core.game import IllegalActionError
+from card_envs.registry import EnvInfo, env_names, list_envs, load_spec, register_all
+
+__version__ = "0.1.0"
+__all__ = ["EnvInfo", "IllegalActionError", "env_names", "list_envs", "load_spec", "__version__"]
+
+register_all()

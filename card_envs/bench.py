@@ -1,0 +1,172 @@
+"""Environment speed: random legal play through every registered env, against no-op floors.
+
+For every registered game (default configuration) it measures agent-steps per
+second through ``env()`` (what users call), ``raw_env()`` and the Gymnasium
+single-agent view, and in the same run a minimal no-op PettingZoo AECEnv, bare
+and inside PettingZoo's classic wrapper stack. Targets are interleaved over
+several rounds and each figure is the median; ratios compare ``env()`` and the
+Gymnasium view with the wrapped floor and ``raw_env()`` with the bare floor.
+
+Run: ``python benchmarks/env_speed.py`` or ``card-envs bench`` (``--help`` for options).
+"""
+
+from __future__ import annotations
+
+import argparse
+import statistics
+import time
+from collections.abc import Callable
+
+import numpy as np
+from gymnasium import spaces
+from pettingzoo import AECEnv
+from pettingzoo.utils import wrappers
+
+from card_envs.registry import env_names, load_spec
+
+
+class NoOpEnv(AECEnv):
+    """The cheapest sensible AECEnv: two agents, constant observation and mask, 100-step games."""
+
+    metadata = {"name": "noop_v0", "render_modes": [], "is_parallelizable": False}
+    LENGTH = 100
+
+    def __init__(self):
+        super().__init__()
+        self.possible_agents = ["player_0", "player_1"]
+        space = spaces.Dict({"observation": spaces.Box(0, 1, (4,), np.float32),
+                             "action_mask": spaces.Box(0, 1, (4,), np.int8)})
+        self._obs_space = space
+        self._act_space = spaces.Discrete(4)
+        self._obs = np.zeros(4, np.float32)
+        self._mask = np.ones(4, np.int8)
+
+    def observation_space(self, agent):
+        return self._obs_space
+
+    def action_space(self, agent):
+        return self._act_space
+
+    def reset(self, seed=None, options=None):
+        self.agents = self.possible_agents[:]
+        self.rewards = dict.fromkeys(self.agents, 0)
+        self._cumulative_rewards = dict.fromkeys(self.agents, 0)
+        self.terminations = dict.fromkeys(self.agents, False)
+        self.truncations = dict.fromkeys(self.agents, False)
+        self.infos = {a: {} for a in self.agents}
+        self.agent_selection = "player_0"
+        self._moves = 0
+
+    def observe(self, agent):
+        return {"observation": self._obs, "action_mask": self._mask}
+
+    def step(self, action):
+        agent = self.agent_selection
+        if self.terminations[agent] or self.truncations[agent]:
+            self._was_dead_step(action)
+            return
+        self._cumulative_rewards[agent] = 0
+        self._moves += 1
+        if self._moves >= self.LENGTH:
+            self.terminations = dict.fromkeys(self.agents, True)
+        self.agent_selection = "player_1" if agent == "player_0" else "player_0"
+
+
+def noop_wrapped() -> AECEnv:
+    env = wrappers.TerminateIllegalWrapper(NoOpEnv(), illegal_reward=-1)
+    env = wrappers.AssertOutOfBoundsWrapper(env)
+    return wrappers.OrderEnforcingWrapper(env)
+
+
+def time_aec(make: Callable[[], AECEnv], seconds: float, seed: int = 0) -> float:
+    """Agent-steps per second of random legal play (resets and dead steps included in the time)."""
+    env = make()
+    rng = np.random.default_rng(seed)
+    env.reset(seed=seed)
+    decisions = 0
+    start = time.perf_counter()
+    deadline = start + seconds
+    while True:
+        for _ in env.agent_iter():
+            obs, _, term, trunc, _ = env.last()
+            if term or trunc:
+                env.step(None)
+                continue
+            legal = np.flatnonzero(obs["action_mask"])
+            env.step(int(legal[int(rng.random() * len(legal))]))
+            decisions += 1
+        if time.perf_counter() >= deadline:
+            break
+        env.reset()
+    return decisions / (time.perf_counter() - start)
+
+
+def time_gym(make: Callable, seconds: float, seed: int = 0) -> float:
+    """Learner steps per second through the Gymnasium view (opponents' moves inside each step)."""
+    env = make()
+    rng = np.random.default_rng(seed)
+    env.reset(seed=seed)
+    steps = 0
+    start = time.perf_counter()
+    deadline = start + seconds
+    while True:
+        done = False
+        while not done:
+            legal = np.flatnonzero(env.action_masks())
+            _, _, term, trunc, _ = env.step(int(legal[int(rng.random() * len(legal))]))
+            done = term or trunc
+            steps += 1
+        if time.perf_counter() >= deadline:
+            break
+        env.reset()
+    return steps / (time.perf_counter() - start)
+
+
+def targets(games: list[str]) -> list[tuple[str, str, Callable, Callable]]:
+    """(label, kind, timer, factory) for the floors and each game's three entry points."""
+    rows = [("noop (bare)", "floor-bare", time_aec, NoOpEnv),
+            ("noop (classic wrappers)", "floor-wrapped", time_aec, noop_wrapped)]
+    for name in games:
+        spec = load_spec(name)
+        env, raw_env, gym_env = spec.factories()
+        rows.append((f"{spec.env_name} env()", "env", time_aec, env))
+        rows.append((f"{spec.env_name} raw_env()", "raw", time_aec, raw_env))
+        rows.append((f"{spec.env_name} gymnasium", "gym", time_gym, gym_env))
+    return rows
+
+
+def run(games: list[str], seconds: float, rounds: int) -> list[tuple[str, str, float]]:
+    rows = targets(games)
+    samples: dict[str, list[float]] = {label: [] for label, *_ in rows}
+    for r in range(rounds):
+        for label, _, timer, make in rows:  # interleaved: every target once per round
+            samples[label].append(timer(make, seconds, seed=r))
+    return [(label, kind, statistics.median(samples[label])) for label, kind, *_ in rows]
+
+
+def report(results: list[tuple[str, str, float]]) -> str:
+    floors = {kind: rate for _, kind, rate in results if kind.startswith("floor")}
+    lines = ["| target | agent-steps/s | ratio to floor |", "|---|---:|---:|"]
+    for label, kind, rate in results:
+        if kind == "raw" or kind == "floor-bare":
+            ratio = f"{rate / floors['floor-bare']:.2f}x bare"
+        else:
+            ratio = f"{rate / floors['floor-wrapped']:.2f}x wrapped"
+        lines.append(f"| {label} | {rate:,.0f} | {ratio} |")
+    return "\n".join(lines)
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description="Environment speed benchmark (random legal play).")
+    parser.add_argument("games", nargs="*", help="env names (default: every registered env)")
+    parser.add_argument("--seconds", type=float, default=1.0, help="time per target per round")
+    parser.add_argument("--rounds", type=int, default=5, help="interleaved rounds (median reported)")
+    args = parser.parse_args(argv)
+    games = args.games or env_names()
+    print(f"{args.rounds} interleaved rounds of {args.seconds:g} s per target; medians")
+    print(report(run(games, args.seconds, args.rounds)))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

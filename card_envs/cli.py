@@ -1,0 +1,103 @@
+"""The ``card-envs`` command: list environments, evaluate agents, benchmark speed."""
+
+from __future__ import annotations
+
+import argparse
+import ast
+import sys
+
+from card_envs.core.agents import make_agent
+from card_envs.core.evaluation import duplicate_evaluate, evaluate
+from card_envs.registry import list_envs, load_spec
+
+
+def _parse_set(items: list[str]) -> dict:
+    out = {}
+    for item in items:
+        if "=" not in item:
+            raise SystemExit(f"--set takes key=value, got {item!r}")
+        key, text = item.split("=", 1)
+        try:
+            out[key] = ast.literal_eval(text)
+        except (ValueError, SyntaxError):
+            out[key] = text
+    return out
+
+
+def cmd_list(args: argparse.Namespace) -> int:
+    rows = list_envs()
+    print(f"{'env':<24} {'players':<9} {'actions':>7} {'obs':>7}  {'PettingZoo id':<34} Gymnasium id")
+    for r in rows:
+        players = "-".join(str(p) for p in (r.num_players[0], r.num_players[-1]))
+        players = str(r.num_players[0]) if len(r.num_players) == 1 else players
+        players += f" ({r.default_players})"
+        print(f"{r.env_name:<24} {players:<9} {r.num_actions:>7} {r.obs_shape[0]:>7}  "
+              f"{r.pettingzoo_id:<34} {r.gymnasium_id}")
+    if args.verbose:
+        for r in rows:
+            print(f"\n{r.env_name}: encodings {', '.join(r.encodings)}; agents {', '.join(r.agents)}")
+    return 0
+
+
+def cmd_evaluate(args: argparse.Namespace) -> int:
+    spec = load_spec(args.game)
+    try:
+        game = spec.make_game(**_parse_set(args.set))
+        names = list(args.agents)
+        if len(names) > game.num_players:
+            raise ValueError(f"{spec.env_name} has {game.num_players} seats; got {len(names)} agents")
+        names += [names[-1]] * (game.num_players - len(names))
+        agents = [make_agent(spec, n, game) for n in names]
+    except ValueError as err:
+        print(f"error: {err}", file=sys.stderr)
+        return 2
+    labels = [f"{n}@{i}" for i, n in enumerate(names)]
+    print(f"{spec.env_name} {game!r}")
+    if args.duplicate:
+        result = duplicate_evaluate(game, agents[0], agents[1], args.games, args.seed, labels)
+    else:
+        result = evaluate(game, agents, args.games, args.seed, rotate=not args.no_rotate, names=labels)
+    print(result.summary())
+    return 0
+
+
+def cmd_bench(args: argparse.Namespace) -> int:
+    from card_envs.bench import main as bench_main
+
+    return bench_main(args.rest)
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="card-envs", description=__doc__)
+    sub = parser.add_subparsers(dest="command", required=True)
+
+    p = sub.add_parser("list", help="every environment with its players, actions and observation size")
+    p.add_argument("-v", "--verbose", action="store_true", help="also list encodings and agents")
+    p.set_defaults(func=cmd_list)
+
+    p = sub.add_parser("evaluate", help="play agents against each other and print win rates")
+    p.add_argument("game", help="e.g. simple_tricks or simple_tricks_v0")
+    p.add_argument("agents", nargs="+",
+                   help="one agent per seat (the last one fills the remaining seats)")
+    p.add_argument("--games", type=int, default=1000, help="games (or duplicate pairs) to play")
+    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--duplicate", action="store_true",
+                   help="two-player games: play every deal twice with seats swapped")
+    p.add_argument("--no-rotate", action="store_true", help="keep every agent in its seat")
+    p.add_argument("--set", action="append", default=[], metavar="KEY=VALUE",
+                   help="a rules argument, e.g. --set num_players=4 --set rules=original")
+    p.set_defaults(func=cmd_evaluate)
+
+    p = sub.add_parser("bench", help="environment speed benchmark (see card_envs/bench.py)")
+    p.add_argument("rest", nargs=argparse.REMAINDER, help="arguments for the benchmark")
+    p.set_defaults(func=cmd_bench)
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    return args.func(args)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,1 @@
+"""Shared core: the Game protocol, the generic AEC and Gymnasium envs, agents, evaluation."""

@@ -1,0 +1,243 @@
+"""One PettingZoo AEC environment class that drives any Game.
+
+``CardGameEnv(spec, game, encoder, classic=False)`` is the ``raw_env``: an
+illegal action raises ``IllegalActionError`` naming it and the legal actions,
+and leaves the state untouched.
+
+``classic=True`` is what ``env()`` returns: the behaviour of PettingZoo's classic
+wrapper stack (TerminateIllegalWrapper(-1) -> AssertOutOfBoundsWrapper ->
+OrderEnforcingWrapper) implemented inline, without three wrapper layers per call:
+
+* an out-of-range action fails an ``AssertionError`` ("action is not in action space");
+* an illegal action ends the game: every agent terminated and truncated, -1 to the
+  offender, 0 to the others, PettingZoo's illegal-move warning;
+* step/observe/render/state/agent_iter before reset() fail as PettingZoo's do, the
+  per-step attributes raise AttributeError before reset(), step() after every agent
+  is done only warns, and ``agent_iter`` insists on a step() between agents.
+
+Every agent stays in the game until it ends (players who are out are simply never
+selected); at the end all agents are terminated (or truncated at the step cap) and
+``infos`` carry the public result.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+from gymnasium import logger as gym_logger
+from gymnasium import spaces
+from pettingzoo import AECEnv
+from pettingzoo.utils.env import AECIterable, AECIterator
+from pettingzoo.utils.env_logger import EnvLogger
+
+from card_envs.core.encoding import Encoder
+from card_envs.core.game import Game, State
+
+if TYPE_CHECKING:
+    from card_envs.core.spec import GameSpec
+
+_RESET_ATTRS = frozenset(
+    {"rewards", "terminations", "truncations", "infos", "agent_selection", "agents", "game_state"}
+)
+
+
+class CardGameEnv(AECEnv):
+    """A PettingZoo AECEnv for any ``Game``; see the module docstring."""
+
+    def __init__(
+        self,
+        spec: GameSpec,
+        game: Game,
+        encoder: Encoder,
+        render_mode: str | None = None,
+        classic: bool = False,
+    ):
+        super().__init__()
+        self.spec = spec
+        self.game = game
+        self.encoder = encoder
+        self.render_mode = render_mode
+        self.classic = classic
+        self.metadata = spec.metadata
+        n = game.num_players
+        self.possible_agents = [f"player_{i}" for i in range(n)]
+        self.agent_name_mapping = {a: i for i, a in enumerate(self.possible_agents)}
+        obs_space = spaces.Dict(
+            {
+                "observation": encoder.space(),
+                "action_mask": spaces.Box(0, 1, (game.num_actions,), np.int8),
+            }
+        )
+        self.observation_spaces = {a: obs_space for a in self.possible_agents}
+        self.action_spaces = {a: spaces.Discrete(game.num_actions) for a in self.possible_agents}
+        self._rng: np.random.Generator | None = None
+        self._has_reset = False
+        self._has_updated = False
+        self._obs_cache: dict[int, dict[str, np.ndarray]] = {}
+        self._rewards_dirty = False
+
+    # --- PettingZoo API -----------------------------------------------------------------
+    def __getattr__(self, name: str) -> Any:
+        # Only reached when normal lookup fails, so it costs nothing after reset().
+        if name in _RESET_ATTRS:
+            raise AttributeError(f"{name} cannot be accessed before reset")
+        raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
+
+    def observation_space(self, agent: str) -> spaces.Space:
+        return self.observation_spaces[agent]
+
+    def action_space(self, agent: str) -> spaces.Space:
+        return self.action_spaces[agent]
+
+    def reset(self, seed: int | None = None, options: dict[str, Any] | None = None) -> None:
+        """Deal a new game. ``options={"state": s}`` starts from a copy of the state ``s`` instead."""
+        if seed is not None or self._rng is None:
+            self._rng = np.random.default_rng(seed)
+        start = options.get("state") if options else None
+        self.game_state: State = start.copy() if start is not None else self.game.init(self._rng)
+        agents = self.possible_agents
+        self.agents = agents[:]
+        self.rewards = dict.fromkeys(agents, 0.0)
+        self._cumulative_rewards = dict.fromkeys(agents, 0.0)
+        self.terminations = dict.fromkeys(agents, False)
+        self.truncations = dict.fromkeys(agents, False)
+        self.infos = {a: {} for a in agents}
+        self.agent_selection = agents[self.game_state.player]
+        self._obs_cache.clear()
+        self._rewards_dirty = False
+        self._has_reset = True
+        self._has_updated = True
+        if self.game_state.terminal or self.game_state.truncated:
+            self._finish()
+
+    def observe(self, agent: str) -> dict[str, np.ndarray]:
+        if not self._has_reset:
+            EnvLogger.error_observe_before_reset()
+        seat = self.agent_name_mapping[agent]
+        obs = self._obs_cache.get(seat)
+        if obs is None:
+            view = self.game.view(self.game_state, seat)
+            obs = {"observation": self.encoder.encode(view), "action_mask": view.legal.copy()}
+            self._obs_cache[seat] = obs
+        return obs
+
+    def step(self, action: Any) -> None:
+        if not self._has_reset:
+            EnvLogger.error_step_before_reset()
+        if not self.agents:
+            self._has_updated = True
+            EnvLogger.warn_step_after_terminated_truncated()
+            return
+        self._has_updated = True
+        agent = self.agent_selection
+        if self.terminations[agent] or self.truncations[agent]:
+            if self.classic and action is not None and not self._in_bounds(action):
+                raise AssertionError("action is not in action space")
+            self._was_dead_step(action)
+            return
+        state = self.game_state
+        game = self.game
+        if self.classic:
+            if not self._in_bounds(action):
+                raise AssertionError("action is not in action space")
+            if not game.legal_mask(state)[action]:
+                self._end_by_illegal_move(agent)
+                return
+            action = int(action)
+        else:
+            action = game.check_action(state, action)
+
+        self._cumulative_rewards[agent] = 0.0
+        rewards = game.apply(state, action, self._rng)
+        self._obs_cache.clear()
+        if self._rewards_dirty:
+            for a in self.rewards:
+                self.rewards[a] = 0.0
+            self._rewards_dirty = False
+        if rewards is not None:
+            cumulative = self._cumulative_rewards
+            for seat, a in enumerate(self.possible_agents):
+                r = float(rewards[seat])
+                if r:
+                    self.rewards[a] = r
+                    cumulative[a] += r
+                    self._rewards_dirty = True
+        if state.terminal or state.truncated:
+            self._finish()
+        else:
+            self.agent_selection = self.possible_agents[state.player]
+
+    def render(self) -> str | None:
+        if not self._has_reset:
+            EnvLogger.error_render_before_reset()
+        if self.render_mode is None:
+            gym_logger.warn("You are calling render method without specifying any render mode.")
+            return None
+        text = self.spec.render(self.game, self.game_state, None)
+        if self.render_mode == "human":
+            print(text)
+            return None
+        return text
+
+    def close(self) -> None:
+        pass
+
+    def agent_iter(self, max_iter: int = 2**63) -> AECIterable:
+        if not self.classic:
+            return AECIterable(self, max_iter)
+        if not self._has_reset:
+            EnvLogger.error_agent_iter_before_reset()
+        return _OrderedIterable(self, max_iter)
+
+    def state(self) -> np.ndarray:
+        if not self._has_reset:
+            EnvLogger.error_state_before_reset()
+        return super().state()
+
+    # --- helpers ------------------------------------------------------------------------
+    @property
+    def seat(self) -> int:
+        """The seat index of ``agent_selection``."""
+        return self.agent_name_mapping[self.agent_selection]
+
+    def _in_bounds(self, action: Any) -> bool:
+        if isinstance(action, (int, np.integer)) and not isinstance(action, bool):
+            return 0 <= action < self.game.num_actions
+        return self.action_spaces[self.agent_selection].contains(action)
+
+    def _finish(self) -> None:
+        """Mark every agent terminated (or truncated at the cap) and publish the result."""
+        state = self.game_state
+        flags = self.terminations if state.terminal else self.truncations
+        for seat, a in enumerate(self.possible_agents):
+            flags[a] = True
+            self.infos[a] = self.game.result(state, seat)
+        self.agent_selection = self.possible_agents[state.player]
+
+    def _end_by_illegal_move(self, agent: str) -> None:
+        """PettingZoo's TerminateIllegalWrapper: the offender gets -1 and everyone is done."""
+        EnvLogger.warn_on_illegal_move()
+        self._cumulative_rewards[agent] = 0.0
+        self.terminations = dict.fromkeys(self.agents, True)
+        self.truncations = dict.fromkeys(self.agents, True)
+        self.rewards = dict.fromkeys(self.truncations, 0.0)
+        self.rewards[agent] = -1.0
+        self._rewards_dirty = True
+        self._accumulate_rewards()
+        self._deads_step_first()
+
+
+class _OrderedIterable(AECIterable):
+    def __iter__(self) -> AECIterator:
+        return _OrderedIterator(self.env, self.max_iter)
+
+
+class _OrderedIterator(AECIterator):
+    """PettingZoo's order-enforcing iterator: every agent yielded must be stepped."""
+
+    def __next__(self) -> str:
+        agent = super().__next__()
+        assert self.env._has_updated, "need to call step() or reset() in a loop over `agent_iter`"
+        self.env._has_updated = False
+        return agent

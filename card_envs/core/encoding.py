@@ -1,0 +1,97 @@
+"""Observation encoders built from named pieces packed into one flat float32 vector.
+
+Each encoder declares its layout as a list of ``Piece`` (name, size, low, high,
+meaning). The layout gives the Box space, the offsets used while encoding,
+named views for readers (``layout.split(obs)``) and the index table printed in
+the docs, so the documentation cannot drift from the code.
+"""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from typing import ClassVar, NamedTuple
+
+import numpy as np
+from gymnasium import spaces
+
+from card_envs.core.game import Game, View
+
+
+class Piece(NamedTuple):
+    name: str
+    size: int
+    low: float
+    high: float
+    meaning: str
+
+
+class Layout:
+    """Offsets, bounds and docs of a flat observation made of named pieces."""
+
+    def __init__(self, pieces: list[Piece]):
+        self.pieces = list(pieces)
+        self.offsets: dict[str, slice] = {}
+        start = 0
+        for p in self.pieces:
+            if p.name in self.offsets:
+                raise ValueError(f"duplicate piece name {p.name!r}")
+            self.offsets[p.name] = slice(start, start + p.size)
+            start += p.size
+        self.size = start
+        self.low = np.concatenate([np.full(p.size, p.low, np.float32) for p in self.pieces])
+        self.high = np.concatenate([np.full(p.size, p.high, np.float32) for p in self.pieces])
+
+    def __getitem__(self, name: str) -> slice:
+        return self.offsets[name]
+
+    def start(self, name: str) -> int:
+        return self.offsets[name].start
+
+    def space(self) -> spaces.Box:
+        return spaces.Box(self.low.copy(), self.high.copy(), (self.size,), np.float32)
+
+    def split(self, obs: np.ndarray) -> dict[str, np.ndarray]:
+        """Named views into an encoded observation."""
+        return {name: obs[sl] for name, sl in self.offsets.items()}
+
+    def rows(self) -> list[tuple[str, str, str, str]]:
+        """(indices, name, values, meaning) for each piece, as in the docs table."""
+        out = []
+        for p in self.pieces:
+            sl = self.offsets[p.name]
+            idx = str(sl.start) if p.size == 1 else f"{sl.start}-{sl.stop - 1}"
+            out.append((idx, p.name, f"{_num(p.low)}..{_num(p.high)}", p.meaning))
+        return out
+
+    def markdown(self) -> str:
+        lines = ["| index | name | values | meaning |", "|---|---|---|---|"]
+        lines += [f"| {i} | `{n}` | {v} | {m} |" for i, n, v, m in self.rows()]
+        return "\n".join(lines)
+
+
+def _num(x: float) -> str:
+    return str(int(x)) if float(x).is_integer() else f"{x:g}"
+
+
+class Encoder(ABC):
+    """Turns a seat's view into a flat float32 observation described by ``self.layout``."""
+
+    name: ClassVar[str]
+    description: ClassVar[str] = ""
+
+    def __init__(self, game: Game):
+        self.game = game
+        self.layout = Layout(self.pieces(game))
+        self.size = self.layout.size
+
+    @classmethod
+    @abstractmethod
+    def pieces(cls, game: Game) -> list[Piece]:
+        """The layout of this encoding for ``game``'s configuration."""
+
+    @abstractmethod
+    def encode(self, view: View) -> np.ndarray:
+        """A new float32 vector of length ``self.size`` for ``view``."""
+
+    def space(self) -> spaces.Box:
+        return self.layout.space()

@@ -1,0 +1,224 @@
+"""The Game protocol: a pure rules object that every environment, agent and tool drives.
+
+A game holds only its configuration. All play lives in a ``State`` (plain data)
+and every random event takes an explicit ``numpy.random.Generator``::
+
+    game = SimpleTricks(num_values=10)
+    state = game.init(rng)                 # deal
+    mask = game.legal_mask(state)          # int8, for state.player
+    rewards = game.apply(state, action, rng)   # mutates state; per-seat rewards or None
+    state.terminal, state.truncated, game.payoffs(state)
+
+Nothing here knows about PettingZoo or Gymnasium.
+"""
+
+from __future__ import annotations
+
+import copy
+from abc import ABC, abstractmethod
+from typing import Any, ClassVar
+
+import numpy as np
+
+
+class IllegalActionError(ValueError):
+    """An action that is out of range or not legal in the current state."""
+
+
+def check_choice(arg: str, value: Any, choices) -> None:
+    """Raise ValueError naming the valid choices when ``value`` is not one of them."""
+    if value not in choices:
+        listed = ", ".join(repr(c) for c in choices)
+        raise ValueError(f"{arg}={value!r} is not valid; choose one of {listed}")
+
+
+def check_int(arg: str, value: Any, low: int, high: int | None = None, choices=None) -> int:
+    """Raise ValueError unless ``value`` is an int in [low, high] (or in ``choices``)."""
+    ok_type = isinstance(value, (int, np.integer)) and not isinstance(value, bool)
+    if choices is not None:
+        if not ok_type or value not in choices:
+            listed = ", ".join(str(c) for c in choices)
+            raise ValueError(f"{arg}={value!r} is not valid; choose one of {listed}")
+        return int(value)
+    if not ok_type or value < low or (high is not None and value > high):
+        bound = f"{low}..{high}" if high is not None else f">= {low}"
+        raise ValueError(f"{arg}={value!r} is not valid; it must be an integer in {bound}")
+    return int(value)
+
+
+class State:
+    """Base of every game state: whose turn, whether it ended, how many steps were taken.
+
+    Subclasses add their own fields (numpy arrays, lists, ints) and list in
+    ``_deep`` the attributes that ``copy()`` must copy rather than share.
+    """
+
+    __slots__ = ("player", "terminal", "truncated", "steps", "mask")
+    _deep: ClassVar[tuple[str, ...]] = ()
+
+    def __init__(self, player: int = 0):
+        self.player = player
+        self.terminal = False
+        self.truncated = False
+        self.steps = 0
+        self.mask: np.ndarray | None = None  # cached legal mask of `player`, None when stale
+
+    @property
+    def done(self) -> bool:
+        return self.terminal or self.truncated
+
+    def copy(self):
+        """An independent copy: changing it never changes this state."""
+        new = copy.copy(self)
+        for name in self._deep:
+            value = getattr(self, name)
+            if isinstance(value, np.ndarray):
+                setattr(new, name, value.copy())
+            else:
+                setattr(new, name, copy.deepcopy(value))
+        new.mask = None
+        return new
+
+
+class View:
+    """What one seat may know. Every game's view holds ``player`` and ``legal``.
+
+    ``legal`` is the int8 mask of legal actions when ``player`` is to act, all
+    zeros otherwise. Views are what encoders and rule-based agents read, so
+    nothing that seat cannot see may be reachable from a view.
+    """
+
+    __slots__ = ("player", "legal")
+
+
+class Game(ABC):
+    """Rules of one card game. Subclasses set the metadata and implement the abstract methods.
+
+    Metadata (OpenSpiel style): ``name``, ``num_players``, ``num_actions``,
+    ``max_steps`` (the step cap: reaching it truncates), ``min_payoff`` and
+    ``max_payoff`` (bounds of ``payoffs``).
+    """
+
+    name: ClassVar[str] = ""
+    num_players: int
+    num_actions: int
+    max_steps: int
+    min_payoff: float = -1.0
+    max_payoff: float = 1.0
+
+    # --- to implement -------------------------------------------------------------------
+    @abstractmethod
+    def init(self, rng: np.random.Generator) -> State:
+        """A freshly dealt state."""
+
+    @abstractmethod
+    def _legal_mask(self, state: State) -> np.ndarray:
+        """A new int8 array of the legal actions of ``state.player``."""
+
+    @abstractmethod
+    def _apply(self, state: State, action: int, rng: np.random.Generator) -> np.ndarray | None:
+        """Play a legal ``action`` in place; return the per-seat rewards (None if all zero)."""
+
+    @abstractmethod
+    def view(self, state: State, player: int) -> View:
+        """What ``player`` may know of ``state``."""
+
+    @abstractmethod
+    def payoffs(self, state: State) -> np.ndarray:
+        """Terminal utilities per seat (zeros unless the game ended by its rules)."""
+
+    @abstractmethod
+    def action_name(self, action: int) -> str:
+        """A short human name of an action, e.g. ``play 9 9`` or ``pick up``."""
+
+    @abstractmethod
+    def action_table(self) -> list[tuple[str, str]]:
+        """(action indices, meaning) rows: the action table of the docs page."""
+
+    # --- shared behaviour ---------------------------------------------------------------
+    def legal_mask(self, state: State) -> np.ndarray:
+        """The int8 legal-action mask of the player to act (all zeros once the game is over).
+
+        The array is cached in the state: treat it as read-only.
+        """
+        mask = state.mask
+        if mask is None:
+            if state.terminal or state.truncated:
+                mask = np.zeros(self.num_actions, dtype=np.int8)
+            else:
+                mask = self._legal_mask(state)
+            state.mask = mask
+        return mask
+
+    def legal_actions(self, state: State) -> list[int]:
+        """The legal actions of the player to act, in increasing order."""
+        return np.flatnonzero(self.legal_mask(state)).tolist()
+
+    def check_action(self, state: State, action: Any) -> int:
+        """``action`` as an int if it is legal now; IllegalActionError naming it and the legal ones otherwise."""
+        if state.terminal or state.truncated:
+            raise IllegalActionError(f"{self.name}: the game is over; no action is legal")
+        try:
+            a = int(action)
+            ok = a == action and 0 <= a < self.num_actions
+        except (TypeError, ValueError):
+            ok = False
+        if not ok:
+            raise IllegalActionError(
+                f"{self.name}: action {action!r} is out of range; actions are 0..{self.num_actions - 1}"
+            )
+        if not self.legal_mask(state)[a]:
+            legal = ", ".join(f"{i} ({self.action_name(i)})" for i in self.legal_actions(state))
+            raise IllegalActionError(
+                f"{self.name}: action {a} ({self.action_name(a)}) is illegal for player "
+                f"{state.player} now; legal: {legal}"
+            )
+        return a
+
+    def apply(self, state: State, action: int, rng: np.random.Generator) -> np.ndarray | None:
+        """Play ``action`` (assumed legal: see ``check_action``); count the step and apply the cap.
+
+        Returns the rewards of this transition per seat, or None when all are zero.
+        """
+        rewards = self._apply(state, action, rng)
+        state.mask = None
+        state.steps += 1
+        if not state.terminal and state.steps >= self.max_steps:
+            state.truncated = True
+        return rewards
+
+    def check_invariants(self, state: State) -> None:
+        """Raise AssertionError if ``state`` breaks a rule of the game (cards not conserved, ...)."""
+        raise NotImplementedError(f"{type(self).__name__} does not check its invariants")
+
+    def randomize_hidden(self, state: State, player: int, rng: np.random.Generator) -> State:
+        """A copy of ``state`` with what ``player`` cannot see redrawn (the determinization step).
+
+        The copy agrees with everything ``player`` has seen, so ``player``'s view of it is
+        the same; tests use it to show that no hidden card leaks into observations.
+        """
+        raise NotImplementedError(f"{type(self).__name__} cannot redraw hidden cards")
+
+    def scores(self, state: State) -> np.ndarray | None:
+        """A game-specific score per seat (tricks, cards played, ...), or None."""
+        return None
+
+    def result(self, state: State, player: int) -> dict[str, Any]:
+        """What ``infos[player]`` says once the game is over (public facts only)."""
+        info: dict[str, Any] = {"payoff": float(self.payoffs(state)[player])}
+        scores = self.scores(state)
+        if scores is not None:
+            info["score"] = float(scores[player])
+        info["truncated"] = bool(state.truncated)
+        return info
+
+    _config: dict[str, Any]
+
+    def config(self) -> dict[str, Any]:
+        """The constructor arguments that reproduce this game (set by each game's __init__)."""
+        return dict(self._config)
+
+    def __repr__(self) -> str:
+        args = ", ".join(f"{k}={v!r}" for k, v in self.config().items())
+        return f"{type(self).__name__}({args})"
+

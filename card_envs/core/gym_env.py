@@ -1,0 +1,193 @@
+"""The single-agent Gymnasium view of any Game: one learning seat, opponents played inside ``step``.
+
+Observation and reward always belong to the learner. The reward of a step is
+everything the learner's seat earned from its action up to its next decision
+(opponents' moves included). ``action_masks()`` gives the learner's legal
+actions (what sb3-contrib's MaskablePPO asks for); ``info["action_mask"]`` carries
+the same mask. With ``dict_obs=True`` the observation is PettingZoo-style
+``{"observation": ..., "action_mask": ...}``.
+
+An illegal action ends the episode with ``illegal_reward`` (default -1) and
+``info["illegal_action"] = True``, like PettingZoo's classic envs; the state is
+not changed by it. ``illegal_reward=None`` raises ``IllegalActionError`` instead.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any
+
+import gymnasium as gym
+import numpy as np
+from gymnasium import spaces
+
+from card_envs.core.agents import Agent, make_agent
+from card_envs.core.encoding import Encoder
+from card_envs.core.game import Game, IllegalActionError, State, check_int
+
+if TYPE_CHECKING:
+    from card_envs.core.spec import GameSpec
+
+# Deals in which the learner never gets to act are re-dealt; this bounds the retries.
+_MAX_REDEALS = 100
+
+
+class SingleAgentEnv(gym.Env):
+    """One seat of a Game as a Gymnasium environment; see the module docstring.
+
+    Args:
+        spec, game, encoder: the game's spec, rules object and observation encoder.
+        opponent: an agent name or Agent for every other seat, or a sequence with one
+            entry per other seat (in seat order, skipping the learner).
+        learner_seat: the learner's seat, or None for a uniformly random seat each episode.
+        render_mode: ``"ansi"`` (render returns the table as text) or ``"human"`` (prints it).
+        dict_obs: observation as ``{"observation", "action_mask"}`` instead of the flat vector.
+        illegal_reward: reward for an illegal action (ends the episode); None raises instead.
+    """
+
+    def __init__(
+        self,
+        spec: GameSpec,
+        game: Game,
+        encoder: Encoder,
+        opponent: Any = None,
+        learner_seat: int | None = None,
+        render_mode: str | None = None,
+        dict_obs: bool = False,
+        illegal_reward: float | None = -1.0,
+    ):
+        self.spec_ = spec
+        self.game = game
+        self.encoder = encoder
+        self.metadata = spec.metadata
+        self.render_mode = render_mode
+        self.dict_obs = bool(dict_obs)
+        self.illegal_reward = illegal_reward
+        n = game.num_players
+        if learner_seat is not None:
+            check_int("learner_seat", learner_seat, 0, n - 1)
+        self.learner_seat = learner_seat
+        self.opponents = self._make_opponents(opponent if opponent is not None else spec.default_opponent)
+        mask_space = spaces.Box(0, 1, (game.num_actions,), np.int8)
+        if self.dict_obs:
+            self.observation_space = spaces.Dict(
+                {"observation": encoder.space(), "action_mask": mask_space}
+            )
+        else:
+            self.observation_space = encoder.space()
+        self.action_space = spaces.Discrete(game.num_actions)
+        self.seat = 0 if learner_seat is None else learner_seat
+        self.game_state: State | None = None
+
+    def _make_opponents(self, opponent: Any) -> list[Agent | None]:
+        n = self.game.num_players
+        others = n - 1
+        if isinstance(opponent, Sequence) and not isinstance(opponent, str):
+            if len(opponent) != others:
+                raise ValueError(
+                    f"opponent: give one agent for every other seat ({others}), got {len(opponent)}"
+                )
+            chosen = list(opponent)
+        else:
+            chosen = [opponent] * others
+            if others == 0:
+                make_agent(self.spec_, opponent, self.game)  # still reject an unknown name
+        # One agent object per seat, so agents with memory never share it.
+        return [make_agent(self.spec_, a, self.game) for a in chosen]
+
+    # --- Gymnasium API ------------------------------------------------------------------
+    def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None):
+        super().reset(seed=seed)
+        rng = self.np_random
+        for _ in range(_MAX_REDEALS):
+            n = self.game.num_players
+            self.seat = int(rng.integers(n)) if self.learner_seat is None else self.learner_seat
+            start = options.get("state") if options else None
+            self.game_state = start.copy() if start is not None else self.game.init(rng)
+            for agent in self.opponents:
+                if hasattr(agent, "reset"):
+                    agent.reset()
+            self._pending = self._play_opponents()
+            if not (self.game_state.terminal or self.game_state.truncated) or start is not None:
+                break
+        return self._observation(), self._info()
+
+    def step(self, action: Any):
+        state = self.game_state
+        if state is None:
+            raise RuntimeError("call reset() before step()")
+        if state.terminal or state.truncated:
+            raise RuntimeError("the episode is over; call reset()")
+        game = self.game
+        mask = game.legal_mask(state)
+        if not (
+            isinstance(action, (int, np.integer))
+            and 0 <= action < game.num_actions
+            and mask[action]
+        ):
+            if self.illegal_reward is None or not self.action_space.contains(action):
+                game.check_action(state, action)  # raises, naming the action and the legal ones
+            obs = self._observation()
+            info = self._info()
+            info["illegal_action"] = True
+            self.game_state = _ended(state)
+            return obs, float(self.illegal_reward), True, False, info
+        rewards = game.apply(state, int(action), self.np_random)
+        reward = self._pending + (float(rewards[self.seat]) if rewards is not None else 0.0)
+        reward += self._play_opponents()
+        self._pending = 0.0
+        return self._observation(), reward, state.terminal, state.truncated, self._info()
+
+    def action_masks(self) -> np.ndarray:
+        """The learner's legal actions as a bool array (all False once the episode is over)."""
+        return self.game.legal_mask(self.game_state).astype(bool)
+
+    def render(self) -> str | None:
+        if self.render_mode is None:
+            gym.logger.warn("You are calling render method without specifying any render mode.")
+            return None
+        text = self.spec_.render(self.game, self.game_state, None)
+        if self.render_mode == "human":
+            print(text)
+            return None
+        return text
+
+    # --- helpers ------------------------------------------------------------------------
+    def _play_opponents(self) -> float:
+        """Let the other seats act until the learner is to act or the game is over."""
+        state, game, seat, rng = self.game_state, self.game, self.seat, self.np_random
+        earned = 0.0
+        while not (state.terminal or state.truncated) and state.player != seat:
+            p = state.player
+            agent = self.opponents[p if p < seat else p - 1]
+            action = agent.act(game.view(state, p), rng)
+            if not game.legal_mask(state)[action]:
+                game.check_action(state, action)
+            rewards = game.apply(state, action, rng)
+            if rewards is not None:
+                earned += float(rewards[seat])
+        return earned
+
+    def _observation(self):
+        view = self.game.view(self.game_state, self.seat)
+        obs = self.encoder.encode(view)
+        if self.dict_obs:
+            return {"observation": obs, "action_mask": view.legal.copy()}
+        return obs
+
+    def _info(self) -> dict[str, Any]:
+        state = self.game_state
+        info: dict[str, Any] = {"action_mask": self.game.legal_mask(state).copy(), "seat": self.seat}
+        if state.terminal or state.truncated:
+            info.update(self.game.result(state, self.seat))
+        return info
+
+
+def _ended(state: State) -> State:
+    """A copy of ``state`` marked over, so the episode can't continue after an illegal action."""
+    ended = state.copy()
+    ended.terminal = True
+    return ended
+
+
+__all__ = ["SingleAgentEnv", "IllegalActionError"]

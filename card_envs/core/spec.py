@@ -1,0 +1,132 @@
+"""GameSpec: everything the generic environments need to know about one game, and its factories.
+
+A game's ``env.py`` declares one ``GameSpec`` and gets PettingZoo-classic style
+``env()`` / ``raw_env()`` and the Gymnasium ``gym_env()`` from ``spec.factories()``.
+Constructor arguments are checked here, so a wrong name or value raises
+ValueError naming the valid choices, at construction.
+"""
+
+from __future__ import annotations
+
+import inspect
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from card_envs.core.agents import Agent
+from card_envs.core.encoding import Encoder
+from card_envs.core.game import Game, State, check_choice
+
+RENDER_MODES = ("human", "ansi")
+ENV_ARGS = ("obs_encoding", "render_mode")
+GYM_ARGS = ("opponent", "learner_seat", "dict_obs", "illegal_reward")
+
+
+@dataclass(frozen=True, eq=False)
+class GameSpec:
+    """One game: its rules class, encoders, rule-based agents and text rendering.
+
+    ``render(game, state, player)`` returns the table as text: the whole table when
+    ``player`` is None, otherwise only what that seat may see.
+    """
+
+    name: str  # e.g. "simple_tricks"
+    version: int
+    gym_name: str  # e.g. "SimpleTricks"
+    game_cls: type[Game]
+    encoders: dict[str, type[Encoder]]
+    render: Callable[[Game, State, int | None], str]
+    agents: dict[str, type[Agent]] = field(default_factory=dict)  # name -> class taking the game
+    default_opponent: str = "random"
+    strongest_agent: str = "random"
+    num_players: tuple[int, ...] = (2,)
+    # Rules configurations that tests, docs and benchmarks exercise (beyond the encodings).
+    variants: tuple[dict[str, Any], ...] = ({},)
+
+    def __reduce__(self):
+        # Pickle by name: an unpickled env gets the one registered spec back.
+        from card_envs.registry import load_spec
+
+        return (load_spec, (self.env_name,))
+
+    @property
+    def env_name(self) -> str:
+        return f"{self.name}_v{self.version}"
+
+    @property
+    def pettingzoo_id(self) -> str:
+        return f"card_envs/{self.name}-v{self.version}"
+
+    @property
+    def gymnasium_id(self) -> str:
+        return f"card_envs/{self.gym_name}-v{self.version}"
+
+    @property
+    def metadata(self) -> dict[str, Any]:
+        return {
+            "name": self.env_name,
+            "render_modes": list(RENDER_MODES),
+            "is_parallelizable": False,
+            "render_fps": 1,
+        }
+
+    def game_args(self) -> list[str]:
+        """The rules arguments the game's constructor takes."""
+        params = inspect.signature(self.game_cls.__init__).parameters
+        return [p for p in params if p != "self"]
+
+    def make_game(self, **kwargs: Any) -> Game:
+        """The rules object for ``kwargs``; ValueError for an unknown argument."""
+        self._check_names(kwargs, [])
+        return self.game_cls(**kwargs)
+
+    def build(self, kwargs: dict[str, Any], extra: tuple[str, ...] = ()) -> tuple[Game, Encoder, dict]:
+        """Split ``kwargs`` into the game, its encoder and the remaining env arguments."""
+        self._check_names(kwargs, [*ENV_ARGS, *extra])
+        kwargs = dict(kwargs)
+        encoding = kwargs.pop("obs_encoding", "default")
+        check_choice("obs_encoding", encoding, tuple(self.encoders))
+        render_mode = kwargs.pop("render_mode", None)
+        check_choice("render_mode", render_mode, (None, *RENDER_MODES))
+        env_kwargs = {k: kwargs.pop(k) for k in extra if k in kwargs}
+        game = self.game_cls(**kwargs)
+        encoder = self.encoders[encoding](game)
+        env_kwargs["render_mode"] = render_mode
+        return game, encoder, env_kwargs
+
+    def _check_names(self, kwargs: dict[str, Any], extra: list[str]) -> None:
+        valid = [*self.game_args(), *extra]
+        for key in kwargs:
+            if key not in valid:
+                raise ValueError(
+                    f"{self.env_name}: unknown argument {key!r}; valid arguments: {', '.join(valid)}"
+                )
+
+    def factories(self):
+        """``(env, raw_env, gym_env)`` constructors for this game."""
+        from card_envs.core.aec import CardGameEnv
+        from card_envs.core.gym_env import SingleAgentEnv
+
+        spec = self
+
+        def raw_env(**kwargs: Any) -> CardGameEnv:
+            game, encoder, rest = spec.build(kwargs)
+            return CardGameEnv(spec, game, encoder, **rest)
+
+        def env(**kwargs: Any) -> CardGameEnv:
+            game, encoder, rest = spec.build(kwargs)
+            return CardGameEnv(spec, game, encoder, classic=True, **rest)
+
+        def gym_env(**kwargs: Any) -> SingleAgentEnv:
+            game, encoder, rest = spec.build(kwargs, GYM_ARGS)
+            return SingleAgentEnv(spec, game, encoder, **rest)
+
+        raw_env.__doc__ = (
+            f"The {spec.env_name} AEC environment; an illegal action raises IllegalActionError."
+        )
+        env.__doc__ = (
+            f"The {spec.env_name} AEC environment with PettingZoo classic semantics "
+            "(an illegal action ends the game with -1 to the offender)."
+        )
+        gym_env.__doc__ = f"The single-agent Gymnasium view of {spec.env_name}."
+        return env, raw_env, gym_env

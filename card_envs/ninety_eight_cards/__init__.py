@@ -1,0 +1,1 @@
+"""98 Cards: the one-player, four-pile solitaire of source 004."""

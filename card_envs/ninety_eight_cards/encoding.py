@@ -1,0 +1,97 @@
+"""Observation encoders for 98 Cards."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from card_envs.core.encoding import Encoder, Piece
+from card_envs.ninety_eight_cards.rules import (
+    ASCENDING,
+    HAND_SIZE,
+    HIGHEST,
+    LOWEST,
+    NUM_CARDS,
+    NUM_PILES,
+    CardsView,
+    NinetyEightCards,
+)
+
+_UP = np.array([1.0 if up else -1.0 for up in ASCENDING])[:, None]
+
+
+class DefaultEncoder(Encoder):
+    """Pile tops, hand slots, the jump each move would make, counts, and the unseen cards."""
+
+    name = "default"
+
+    @classmethod
+    def pieces(cls, game: NinetyEightCards) -> list[Piece]:
+        return [
+            Piece("piles", NUM_PILES, 0, 1, "top card of piles 0..3 / 100 (piles 0, 1 ascend; 2, 3 descend)"),
+            Piece("hand", HAND_SIZE, 0, 1, "hand slots 0..7 (sorted ascending) / 100; 0 = empty slot"),
+            Piece("jumps", NUM_PILES * HAND_SIZE, -1, 1,
+                  "for action pile*8+slot: how far the pile would move, (card - top) / 100 on an "
+                  "ascending pile, (top - card) / 100 on a descending one (-0.1 = the tens trick); "
+                  "0 for an empty slot"),
+            Piece("draw_pile", 1, 0, 1, f"cards left in the draw pile / {NUM_CARDS - HAND_SIZE}"),
+            Piece("played", 1, 0, 1, f"cards played so far / {NUM_CARDS}"),
+            Piece("turn_played", 1, 0, 1, f"cards played this turn / {HAND_SIZE} (0 under original rules)"),
+            Piece("min_play", 1, 0, 1, "cards still required before the turn may end / 2 (standard rules)"),
+            Piece("in_draw_pile", NUM_CARDS, 0, 1,
+                  f"for card {LOWEST}..{HIGHEST}: 1 if it is still in the draw pile (known by "
+                  "elimination; the order never shows)"),
+        ]
+
+    def encode(self, v: CardsView) -> np.ndarray:
+        lay = self.layout
+        obs = np.zeros(self.size, dtype=np.float32)
+        piles = np.asarray(v.piles, dtype=np.float64)
+        obs[0:4] = piles / 100.0
+        slots = v.slots
+        obs[4:12] = slots / 100.0
+        jumps = (slots[None, :] - piles[:, None]) * _UP / 100.0
+        jumps[:, slots == 0] = 0.0
+        obs[12:44] = jumps.reshape(-1)
+        obs[44] = v.draw_pile / (NUM_CARDS - HAND_SIZE)
+        obs[45] = v.played / NUM_CARDS
+        obs[46] = v.turn_played / HAND_SIZE
+        obs[47] = v.min_play / 2.0
+        unseen = obs[lay["in_draw_pile"]]
+        if v.draw_pile:
+            unseen[:] = 1.0
+            unseen -= v.on_piles[LOWEST : HIGHEST + 1]
+            held = slots[slots > 0] - LOWEST
+            unseen[held] = 0.0
+        return obs
+
+
+class OriginalEncoder(Encoder):
+    """Source 004's 13 values: a card counter, then the 4 pile tops and 8 hand slots sorted together.
+
+    The counter starts at 99 (the source's off-by-one: there are 98 cards) and
+    drops by one per card played. Sorting mixes pile tops with hand cards, so this
+    input cannot tell which slot holds which card; it is kept only to reproduce
+    the source.
+    """
+
+    name = "original"
+
+    @classmethod
+    def pieces(cls, game: NinetyEightCards) -> list[Piece]:
+        return [
+            Piece("cards_remaining", 1, 0, 99, "99 minus the cards played (the source's counter, off by one)"),
+            Piece("sorted_board", NUM_PILES + HAND_SIZE, 0, 100,
+                  "the 4 pile tops and the 8 hand slots (0 = empty), sorted together ascending"),
+        ]
+
+    def encode(self, v: CardsView) -> np.ndarray:
+        obs = np.empty(self.size, dtype=np.float32)
+        obs[0] = 99 - v.played
+        board = obs[1:]
+        board[:NUM_PILES] = v.piles
+        board[NUM_PILES:] = v.slots
+        board.sort()
+        return obs
+
+
+ENCODERS = {"default": DefaultEncoder, "original": OriginalEncoder}

@@ -1,0 +1,220 @@
+"""Rules of 98 Cards: cards 2..99, two ascending piles from 1, two descending piles from 100.
+
+A card goes on an ascending pile if it is higher than the top or exactly 10
+lower; on a descending pile if it is lower or exactly 10 higher. The hand holds
+8 cards, kept sorted by value so a slot means the same card in the observation
+and in the action.
+
+rules="standard" (The Game, solo): play at least 2 cards per turn (1 once the
+draw pile is empty), then end the turn (action 32) to draw back up to 8; the game
+ends when the player cannot meet the minimum. rules="original" (source 004): one
+card per step and an immediate refill, no end-turn action; the game ends when no
+card can be played.
+"""
+
+from __future__ import annotations
+
+import bisect
+
+import numpy as np
+
+from card_envs.core.game import Game, State, View, check_choice
+
+LOWEST, HIGHEST = 2, 99
+NUM_CARDS = HIGHEST - LOWEST + 1  # 98
+HAND_SIZE = 8
+NUM_PILES = 4
+ASCENDING = (True, True, False, False)
+START_TOPS = (1, 1, 100, 100)
+END_TURN = NUM_PILES * HAND_SIZE  # 32
+
+# FITS[pile, top, card]: card (0 = empty slot) may go on pile with that top.
+FITS = np.zeros((NUM_PILES, 101, 101), dtype=np.int8)
+for _pile, _up in enumerate(ASCENDING):
+    for _top in range(101):
+        for _card in range(LOWEST, HIGHEST + 1):
+            if _up:
+                FITS[_pile, _top, _card] = _card > _top or _card == _top - 10
+            else:
+                FITS[_pile, _top, _card] = _card < _top or _card == _top + 10
+_PILE_INDEX = np.arange(NUM_PILES)[:, None]
+
+
+class CardsState(State):
+    """deck: the draw pile in order (hidden), drawn from position ``deck_pos``; hand: sorted
+    values (up to 8); slots: the hand as an int array of 8 (0 = empty); piles: the four tops;
+    played: cards on the piles; turn_played: cards played this turn (standard rules);
+    on_piles: int8 over card values 0..100, 1 for cards already played."""
+
+    __slots__ = ("deck", "deck_pos", "hand", "slots", "piles", "played", "turn_played", "on_piles",
+                 "last_play")
+    _deep = ("hand", "slots", "piles", "on_piles")  # the deck is never written after the deal
+
+
+class CardsView(View):
+    """Everything the player sees: hand, pile tops, counts; never the draw pile's order."""
+
+    __slots__ = ("hand", "slots", "piles", "played", "turn_played", "draw_pile", "min_play",
+                 "on_piles", "last_play", "standard")
+
+
+def fits(pile: int, top: int, card: int) -> bool:
+    """Whether ``card`` may be played on ``pile`` whose top card is ``top``."""
+    return bool(FITS[pile, top, card])
+
+
+class NinetyEightCards(Game):
+    """98 Cards (see the module docstring and docs/games/ninety_eight_cards.md)."""
+
+    name = "ninety_eight_cards"
+    num_players = 1
+
+    def __init__(self, rules: str = "standard", reward: str = "default"):
+        check_choice("rules", rules, ("standard", "original"))
+        check_choice("reward", reward, ("default", "original"))
+        self.rules = rules
+        self.reward = reward
+        self.standard = rules == "standard"
+        self.num_actions = END_TURN + 1 if self.standard else END_TURN
+        # each turn plays at least one card, so 98 plays and 98 end-turns bound a game
+        self.max_steps = 2 * NUM_CARDS + 1
+        self.min_payoff, self.max_payoff = -1.0, 1.0
+        self._config = {"rules": rules, "reward": reward}
+
+    # --- dealing and drawing ------------------------------------------------------------
+    def init(self, rng: np.random.Generator) -> CardsState:
+        return self.deal(rng.permutation(np.arange(LOWEST, HIGHEST + 1)))
+
+    def deal(self, deck, piles=START_TOPS, played: int = 0) -> CardsState:
+        """A state whose hand is the first 8 cards of ``deck`` and draw pile the rest (for tests)."""
+        s = CardsState(0)
+        s.deck = np.asarray(deck, dtype=np.int64)
+        s.deck_pos = 0
+        s.hand = []
+        s.slots = np.zeros(HAND_SIZE, dtype=np.int64)
+        s.piles = list(piles)
+        s.played = played
+        s.turn_played = 0
+        s.on_piles = np.zeros(101, dtype=np.int8)
+        s.last_play = None
+        self._refill(s)
+        self._check_end(s)
+        return s
+
+    def _refill(self, s: CardsState) -> None:
+        while len(s.hand) < HAND_SIZE and s.deck_pos < len(s.deck):
+            bisect.insort(s.hand, int(s.deck[s.deck_pos]))
+            s.deck_pos += 1
+        s.slots[:] = 0
+        s.slots[: len(s.hand)] = s.hand
+
+    def draw_pile_size(self, s: CardsState) -> int:
+        return len(s.deck) - s.deck_pos
+
+    def min_play(self, s: CardsState) -> int:
+        """Cards still to play this turn before it may end (standard rules)."""
+        need = 2 if self.draw_pile_size(s) > 0 else 1
+        return max(0, need - s.turn_played)
+
+    # --- the rules ----------------------------------------------------------------------
+    def _plays(self, s: CardsState) -> np.ndarray:
+        """int8 (32,) of the playable pile*8 + slot moves."""
+        return FITS[_PILE_INDEX, np.asarray(s.piles)[:, None], s.slots[None, :]].reshape(-1)
+
+    def _legal_mask(self, s: CardsState) -> np.ndarray:
+        plays = self._plays(s)
+        if not self.standard:
+            return plays.copy()
+        mask = np.zeros(self.num_actions, dtype=np.int8)
+        mask[:END_TURN] = plays
+        mask[END_TURN] = self.min_play(s) == 0
+        return mask
+
+    def _apply(self, s: CardsState, action: int, rng: np.random.Generator) -> np.ndarray | None:
+        if action == END_TURN:
+            s.turn_played = 0
+            self._refill(s)
+            self._check_end(s)
+            return None
+        pile, slot = divmod(action, HAND_SIZE)
+        card = s.hand.pop(slot)
+        s.last_play = (card, pile, s.piles[pile])
+        s.piles[pile] = card
+        s.on_piles[card] = 1
+        s.played += 1
+        if self.standard:
+            s.turn_played += 1
+            s.slots[:] = 0
+            s.slots[: len(s.hand)] = s.hand
+        else:
+            self._refill(s)
+        self._check_end(s)
+        reward = 1.0 if self.reward == "default" else float(s.played - 1)
+        return np.array([reward])
+
+    def _check_end(self, s: CardsState) -> None:
+        """End the game when every card is played or the player can't go on."""
+        if not s.hand and s.deck_pos == len(s.deck):
+            s.terminal = True
+        elif not self._plays(s).any() and (not self.standard or self.min_play(s) > 0):
+            s.terminal = True
+
+    def check_invariants(self, s: CardsState) -> None:
+        on_piles = np.flatnonzero(s.on_piles).tolist()
+        everything = sorted([*s.hand, *on_piles, *s.deck[s.deck_pos :].tolist()])
+        assert everything == list(range(LOWEST, HIGHEST + 1)), "every card is in one place"
+        assert len(on_piles) == s.played, "played count matches the piles"
+        assert s.hand == sorted(s.hand) and len(s.hand) <= HAND_SIZE, "hand sorted, at most 8"
+        assert s.slots[: len(s.hand)].tolist() == s.hand and not s.slots[len(s.hand) :].any()
+        for pile, top in enumerate(s.piles):
+            assert top == START_TOPS[pile] or s.on_piles[top], "a pile top is a played card"
+
+    def randomize_hidden(self, s: CardsState, player: int, rng: np.random.Generator) -> CardsState:
+        # Only the order of the draw pile is hidden.
+        new = s.copy()
+        new.deck = s.deck.copy()
+        new.deck[s.deck_pos :] = rng.permutation(s.deck[s.deck_pos :])
+        return new
+
+    # --- what the player sees -----------------------------------------------------------
+    def view(self, s: CardsState, player: int = 0) -> CardsView:
+        v = CardsView()
+        v.player = 0
+        v.legal = self.legal_mask(s)
+        v.hand = s.hand
+        v.slots = s.slots
+        v.piles = s.piles
+        v.played = s.played
+        v.turn_played = s.turn_played
+        v.draw_pile = self.draw_pile_size(s)
+        v.min_play = self.min_play(s) if self.standard else 0
+        v.on_piles = s.on_piles
+        v.last_play = s.last_play
+        v.standard = self.standard
+        return v
+
+    def payoffs(self, s: CardsState) -> np.ndarray:
+        """+1 for a won game (all 98 cards played), -1 for a lost one, 0 while unfinished."""
+        if not s.terminal:
+            return np.zeros(1)
+        return np.array([1.0 if s.played == NUM_CARDS else -1.0])
+
+    def scores(self, s: CardsState) -> np.ndarray:
+        return np.array([float(s.played)])
+
+    def action_name(self, action: int) -> str:
+        if action == END_TURN:
+            return "end turn"
+        pile, slot = divmod(action, HAND_SIZE)
+        arrow = "up" if ASCENDING[pile] else "down"
+        return f"slot {slot} on pile {pile} ({arrow})"
+
+    def action_table(self) -> list[tuple[str, str]]:
+        rows = [
+            (f"{p * HAND_SIZE}-{p * HAND_SIZE + HAND_SIZE - 1}",
+             f"play hand slot 0..7 on pile {p} ({'ascending from 1' if ASCENDING[p] else 'descending from 100'})")
+            for p in range(NUM_PILES)
+        ]
+        if self.standard:
+            rows.append((str(END_TURN), "end the turn and draw back up to 8 (standard rules only)"))
+        return rows

@@ -1,0 +1,73 @@
+"""Observation encoders for simple tricks (N values per colour, 2N cards)."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from card_envs.core.encoding import Encoder, Piece
+from card_envs.simple_tricks.rules import SimpleTricks, TricksView
+
+
+class DefaultEncoder(Encoder):
+    """Everything the seat knows, as card planes of length 2N plus the trick counts."""
+
+    name = "default"
+
+    @classmethod
+    def pieces(cls, game: SimpleTricks) -> list[Piece]:
+        c, n = game.num_cards, game.num_values
+        return [
+            Piece("hand", c, 0, 1, "1 if the card is in my hand"),
+            Piece("opponent_hand", c, 0, 1,
+                  "1 if the opponent still holds the card (known by elimination: every card is dealt)"),
+            Piece("my_played", c, 0, 1, "1 if I played the card in a completed trick"),
+            Piece("opponent_played", c, 0, 1, "1 if the opponent played the card in a completed trick"),
+            Piece("lead", c, 0, 1, "one-hot of the card led in the current trick (all 0 if none yet)"),
+            Piece("my_turn", 1, 0, 1, "1 if I am to act"),
+            Piece("my_tricks", 1, 0, 1, f"tricks I have won / {n}"),
+            Piece("opponent_tricks", 1, 0, 1, f"tricks the opponent has won / {n}"),
+        ]
+
+    def encode(self, v: TricksView) -> np.ndarray:
+        c, lay = self.game.num_cards, self.layout
+        obs = np.zeros(self.size, dtype=np.float32)
+        obs[:c] = v.in_hand
+        obs[c : 2 * c] = v.opponent_cards()
+        obs[2 * c : 3 * c] = v.my_played
+        obs[3 * c : 4 * c] = v.opponent_played
+        if v.lead >= 0:
+            obs[4 * c + v.lead] = 1.0
+        tail = lay.start("my_turn")
+        obs[tail] = v.to_act
+        obs[tail + 1] = v.tricks[0] / self.game.num_values
+        obs[tail + 2] = v.tricks[1] / self.game.num_values
+        return obs
+
+
+class OriginalEncoder(Encoder):
+    """Source 003's 6N binary input (60 values for N = 10)."""
+
+    name = "original"
+
+    @classmethod
+    def pieces(cls, game: SimpleTricks) -> list[Piece]:
+        c = game.num_cards
+        return [
+            Piece("played", c, 0, 1, "1 if the card was played in a completed trick (by either player)"),
+            Piece("hand", c, 0, 1, "1 if the card is in my hand"),
+            Piece("lead", c, 0, 1,
+                  "one-hot of the opponent's led card when I am to follow; all 0 when I lead"),
+        ]
+
+    def encode(self, v: TricksView) -> np.ndarray:
+        c = self.game.num_cards
+        obs = np.zeros(self.size, dtype=np.float32)
+        obs[:c] = v.my_played
+        obs[:c] += v.opponent_played
+        obs[c : 2 * c] = v.in_hand
+        if v.lead >= 0 and v.leader != v.player:
+            obs[2 * c + v.lead] = 1.0
+        return obs
+
+
+ENCODERS = {"default": DefaultEncoder, "original": OriginalEncoder}

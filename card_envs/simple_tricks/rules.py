@@ -1,0 +1,188 @@
+"""Rules of simple tricks: 2 players, 2 colours x N values, all cards dealt, N tricks.
+
+Card index = colour * N + value (values 0..N-1). Player 0 leads the first trick;
+the trick winner leads the next. The follower must follow the led colour if
+able. Same colour: the higher value wins; otherwise the leader wins.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from card_envs.core.game import Game, State, View, check_int
+
+NUM_PLAYERS = 2
+
+
+class TricksState(State):
+    """A deal in progress.
+
+    hands: each seat's remaining cards in dealt order; in_hand: the same as a
+    (2, 2N) int8 membership table; played_by: (2, 2N) cards each seat played in
+    completed tricks; lead/leader: the card led in the current trick (-1: none)
+    and who led it; tricks: tricks won per seat; last_trick: (leader, led card,
+    followed card, winner) of the last completed trick, or None.
+    """
+
+    __slots__ = ("hands", "in_hand", "played_by", "lead", "leader", "tricks", "last_trick")
+    _deep = ("hands", "in_hand", "played_by", "tricks")
+
+
+class TricksView(View):
+    """What one seat knows: its own hand (in order), every played card, the trick in progress.
+
+    The opponent's remaining cards are known by elimination (every card is dealt),
+    so ``opponent_cards`` gives them; their order is hidden.
+    """
+
+    __slots__ = ("num_values", "hand", "in_hand", "my_played", "opponent_played", "lead",
+                 "leader", "tricks", "last_trick", "to_act")
+
+    def opponent_cards(self) -> np.ndarray:
+        """int8 membership of the cards the opponent still holds."""
+        known = self.in_hand + self.my_played + self.opponent_played
+        out = (known == 0).astype(np.int8)
+        if self.lead >= 0:
+            out[self.lead] = 0
+        return out
+
+
+class SimpleTricks(Game):
+    """The trick game of source 003 (see the module docstring and docs/games/simple_tricks.md)."""
+
+    name = "simple_tricks"
+    num_players = NUM_PLAYERS
+
+    def __init__(self, num_values: int = 10):
+        self.num_values = check_int("num_values", num_values, 2, 26)
+        self.num_cards = 2 * self.num_values
+        self.num_actions = self.num_cards
+        self.max_steps = self.num_cards  # every deal ends after exactly N tricks
+        self._config = {"num_values": self.num_values}
+        self._zero_mask = np.zeros(self.num_actions, dtype=np.int8)
+        self._zero_mask.flags.writeable = False
+
+    def colour(self, card: int) -> int:
+        return card // self.num_values
+
+    def value(self, card: int) -> int:
+        return card % self.num_values
+
+    def init(self, rng: np.random.Generator) -> TricksState:
+        deck = rng.permutation(self.num_cards)
+        return self.deal([deck[: self.num_values].tolist(), deck[self.num_values :].tolist()])
+
+    def deal(self, hands: list[list[int]], player: int = 0) -> TricksState:
+        """A state with the given hands (in order) and ``player`` to lead; for tests and duplicates."""
+        s = TricksState(player)
+        s.hands = [list(h) for h in hands]
+        s.in_hand = np.zeros((NUM_PLAYERS, self.num_cards), dtype=np.int8)
+        for p, hand in enumerate(s.hands):
+            s.in_hand[p, hand] = 1
+        s.played_by = np.zeros((NUM_PLAYERS, self.num_cards), dtype=np.int8)
+        s.lead = -1
+        s.leader = player
+        s.tricks = [0, 0]
+        s.last_trick = None
+        return s
+
+    def _legal_mask(self, s: TricksState) -> np.ndarray:
+        hand = s.in_hand[s.player]
+        if s.lead < 0:
+            return hand.copy()
+        n = self.num_values
+        start = (s.lead // n) * n
+        same = hand[start : start + n]
+        if not same.any():
+            return hand.copy()
+        mask = np.zeros(self.num_cards, dtype=np.int8)
+        mask[start : start + n] = same
+        return mask
+
+    def _apply(self, s: TricksState, card: int, rng: np.random.Generator) -> np.ndarray | None:
+        p = s.player
+        s.hands[p].remove(card)
+        s.in_hand[p, card] = 0
+        if s.lead < 0:
+            s.lead, s.leader, s.player = card, p, 1 - p
+            return None
+        n = self.num_values
+        lead, leader = s.lead, s.leader
+        follows = card // n == lead // n
+        winner = p if follows and card % n > lead % n else leader
+        s.played_by[leader, lead] = 1
+        s.played_by[p, card] = 1
+        s.tricks[winner] += 1
+        s.last_trick = (leader, lead, card, winner)
+        s.lead = -1
+        s.leader = s.player = winner
+        if s.tricks[0] + s.tricks[1] == n:
+            s.terminal = True
+            return self.payoffs(s)
+        return None
+
+    def view(self, s: TricksState, player: int) -> TricksView:
+        v = TricksView()
+        v.player = player
+        v.to_act = s.player == player and not s.done
+        v.legal = self.legal_mask(s) if v.to_act else self._zero_mask
+        v.num_values = self.num_values
+        v.hand = s.hands[player]
+        v.in_hand = s.in_hand[player]
+        v.my_played = s.played_by[player]
+        v.opponent_played = s.played_by[1 - player]
+        v.lead = s.lead
+        v.leader = s.leader
+        v.tricks = (s.tricks[player], s.tricks[1 - player])
+        v.last_trick = s.last_trick
+        return v
+
+    def check_invariants(self, s: TricksState) -> None:
+        seen = [c for hand in s.hands for c in hand]
+        seen += np.flatnonzero(s.played_by.sum(axis=0)).tolist()
+        if s.lead >= 0:
+            seen.append(s.lead)
+        assert sorted(seen) == list(range(self.num_cards)), "every card is in one place"
+        for p in range(NUM_PLAYERS):
+            assert sorted(s.hands[p]) == np.flatnonzero(s.in_hand[p]).tolist(), "hand tables agree"
+        completed = int(s.played_by.sum()) // 2
+        assert sum(s.tricks) == completed, "one trick counted per completed trick"
+        assert s.played_by.max() <= 1 and (s.played_by[0] & s.played_by[1]).sum() == 0
+        sizes = sorted(len(h) for h in s.hands)
+        assert sizes[1] - sizes[0] <= 1, "hands shrink one card per play"
+
+    def randomize_hidden(self, s: TricksState, player: int, rng: np.random.Generator) -> TricksState:
+        # Every card is dealt, so the only thing hidden is the order of the opponent's hand.
+        new = s.copy()
+        other = new.hands[1 - player]
+        new.hands[1 - player] = [other[i] for i in rng.permutation(len(other))]
+        return new
+
+    def payoffs(self, s: TricksState) -> np.ndarray:
+        if not s.terminal:
+            return np.zeros(NUM_PLAYERS)
+        diff = np.sign(s.tricks[0] - s.tricks[1])
+        return np.array([diff, -diff], dtype=np.float64)
+
+    def scores(self, s: TricksState) -> np.ndarray:
+        return np.array(s.tricks, dtype=np.float64)
+
+    def action_name(self, action: int) -> str:
+        return f"play {card_label(action, self.num_values)}"
+
+    def action_table(self) -> list[tuple[str, str]]:
+        n = self.num_values
+        return [
+            (f"0-{n - 1}", f"play the colour-0 card of value 0..{n - 1} (index = value)"),
+            (f"{n}-{2 * n - 1}", f"play the colour-1 card of value 0..{n - 1} (index = {n} + value)"),
+        ]
+
+
+COLOUR_SYMBOLS = ("\u2660", "\u2665")  # colour 0 shown as spades, colour 1 as hearts
+COLOUR_LETTERS = ("S", "H")
+
+
+def card_label(card: int, num_values: int, unicode: bool = False) -> str:
+    """``7S`` / ``7♠`` for value 7 of colour 0."""
+    marks = COLOUR_SYMBOLS if unicode else COLOUR_LETTERS
+    return f"{card % num_values}{marks[card // num_values]}"
