@@ -42,6 +42,8 @@ class GameSpec:
     num_players: tuple[int, ...] = (2,)
     # Rules configurations that tests, docs and benchmarks exercise (beyond the encodings).
     variants: tuple[dict[str, Any], ...] = ({},)
+    # Rules arguments the Gymnasium view uses unless given (e.g. {"num_players": 2}).
+    gym_defaults: dict[str, Any] = field(default_factory=dict)
 
     def __reduce__(self):
         # Pickle by name: an unpickled env gets the one registered spec back.
@@ -118,7 +120,7 @@ class GameSpec:
             return CardGameEnv(spec, game, encoder, classic=True, **rest)
 
         def gym_env(**kwargs: Any) -> SingleAgentEnv:
-            game, encoder, rest = spec.build(kwargs, GYM_ARGS)
+            game, encoder, rest = spec.build({**spec.gym_defaults, **kwargs}, GYM_ARGS)
             return SingleAgentEnv(spec, game, encoder, **rest)
 
         raw_env.__doc__ = (
