@@ -1,4 +1,7 @@
-"""Speed of every registered environment; see card_envs/bench.py. Run: python benchmarks/env_speed.py"""
+"""Speed of every registered environment (see card_envs/bench.py).
+
+Run: python benchmarks/env_speed.py [--help]
+"""
 
 import sys
 

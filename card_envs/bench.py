@@ -34,8 +34,12 @@ class NoOpEnv(AECEnv):
     def __init__(self):
         super().__init__()
         self.possible_agents = ["player_0", "player_1"]
-        space = spaces.Dict({"observation": spaces.Box(0, 1, (4,), np.float32),
-                             "action_mask": spaces.Box(0, 1, (4,), np.int8)})
+        space = spaces.Dict(
+            {
+                "observation": spaces.Box(0, 1, (4,), np.float32),
+                "action_mask": spaces.Box(0, 1, (4,), np.int8),
+            }
+        )
         self._obs_space = space
         self._act_space = spaces.Discrete(4)
         self._obs = np.zeros(4, np.float32)
@@ -124,8 +128,10 @@ def time_gym(make: Callable, seconds: float, seed: int = 0) -> float:
 
 def targets(games: list[str]) -> list[tuple[str, str, Callable, Callable]]:
     """(label, kind, timer, factory) for the floors and each game's three entry points."""
-    rows = [("noop (bare)", "floor-bare", time_aec, NoOpEnv),
-            ("noop (classic wrappers)", "floor-wrapped", time_aec, noop_wrapped)]
+    rows = [
+        ("noop (bare)", "floor-bare", time_aec, NoOpEnv),
+        ("noop (classic wrappers)", "floor-wrapped", time_aec, noop_wrapped),
+    ]
     for name in games:
         spec = load_spec(name)
         env, raw_env, gym_env = spec.factories()
@@ -160,7 +166,9 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description="Environment speed benchmark (random legal play).")
     parser.add_argument("games", nargs="*", help="env names (default: every registered env)")
     parser.add_argument("--seconds", type=float, default=1.0, help="time per target per round")
-    parser.add_argument("--rounds", type=int, default=5, help="interleaved rounds (median reported)")
+    parser.add_argument(
+        "--rounds", type=int, default=5, help="interleaved rounds (median reported)"
+    )
     args = parser.parse_args(argv)
     games = args.games or env_names()
     print(f"{args.rounds} interleaved rounds of {args.seconds:g} s per target; medians")

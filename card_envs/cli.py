@@ -26,16 +26,22 @@ def _parse_set(items: list[str]) -> dict:
 
 def cmd_list(args: argparse.Namespace) -> int:
     rows = list_envs()
-    print(f"{'env':<24} {'players':<9} {'actions':>7} {'obs':>7}  {'PettingZoo id':<34} Gymnasium id")
+    print(
+        f"{'env':<24} {'players':<9} {'actions':>7} {'obs':>7}  {'PettingZoo id':<34} Gymnasium id"
+    )
     for r in rows:
         players = "-".join(str(p) for p in (r.num_players[0], r.num_players[-1]))
         players = str(r.num_players[0]) if len(r.num_players) == 1 else players
         players += f" ({r.default_players})"
-        print(f"{r.env_name:<24} {players:<9} {r.num_actions:>7} {r.obs_shape[0]:>7}  "
-              f"{r.pettingzoo_id:<34} {r.gymnasium_id}")
+        print(
+            f"{r.env_name:<24} {players:<9} {r.num_actions:>7} {r.obs_shape[0]:>7}  "
+            f"{r.pettingzoo_id:<34} {r.gymnasium_id}"
+        )
     if args.verbose:
         for r in rows:
-            print(f"\n{r.env_name}: encodings {', '.join(r.encodings)}; agents {', '.join(r.agents)}")
+            print(
+                f"\n{r.env_name}: encodings {', '.join(r.encodings)}; agents {', '.join(r.agents)}"
+            )
     return 0
 
 
@@ -45,7 +51,9 @@ def cmd_evaluate(args: argparse.Namespace) -> int:
         game = spec.make_game(**_parse_set(args.set))
         names = list(args.agents)
         if len(names) > game.num_players:
-            raise ValueError(f"{spec.env_name} has {game.num_players} seats; got {len(names)} agents")
+            raise ValueError(
+                f"{spec.env_name} has {game.num_players} seats; got {len(names)} agents"
+            )
         names += [names[-1]] * (game.num_players - len(names))
         agents = [make_agent(spec, n, game) for n in names]
     except ValueError as err:
@@ -56,7 +64,9 @@ def cmd_evaluate(args: argparse.Namespace) -> int:
     if args.duplicate:
         result = duplicate_evaluate(game, agents[0], agents[1], args.games, args.seed, labels)
     else:
-        result = evaluate(game, agents, args.games, args.seed, rotate=not args.no_rotate, names=labels)
+        result = evaluate(
+            game, agents, args.games, args.seed, rotate=not args.no_rotate, names=labels
+        )
     print(result.summary())
     return 0
 
@@ -71,21 +81,32 @@ def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="card-envs", description=__doc__)
     sub = parser.add_subparsers(dest="command", required=True)
 
-    p = sub.add_parser("list", help="every environment with its players, actions and observation size")
+    p = sub.add_parser(
+        "list", help="every environment with its players, actions and observation size"
+    )
     p.add_argument("-v", "--verbose", action="store_true", help="also list encodings and agents")
     p.set_defaults(func=cmd_list)
 
     p = sub.add_parser("evaluate", help="play agents against each other and print win rates")
     p.add_argument("game", help="e.g. simple_tricks or simple_tricks_v0")
-    p.add_argument("agents", nargs="+",
-                   help="one agent per seat (the last one fills the remaining seats)")
+    p.add_argument(
+        "agents", nargs="+", help="one agent per seat (the last one fills the remaining seats)"
+    )
     p.add_argument("--games", type=int, default=1000, help="games (or duplicate pairs) to play")
     p.add_argument("--seed", type=int, default=0)
-    p.add_argument("--duplicate", action="store_true",
-                   help="two-player games: play every deal twice with seats swapped")
+    p.add_argument(
+        "--duplicate",
+        action="store_true",
+        help="two-player games: play every deal twice with seats swapped",
+    )
     p.add_argument("--no-rotate", action="store_true", help="keep every agent in its seat")
-    p.add_argument("--set", action="append", default=[], metavar="KEY=VALUE",
-                   help="a rules argument, e.g. --set num_players=4 --set rules=original")
+    p.add_argument(
+        "--set",
+        action="append",
+        default=[],
+        metavar="KEY=VALUE",
+        help="a rules argument, e.g. --set num_players=4 --set rules=original",
+    )
     p.set_defaults(func=cmd_evaluate)
 
     p = sub.add_parser("bench", help="environment speed benchmark (see card_envs/bench.py)")

@@ -25,7 +25,7 @@ def env_names() -> list[str]:
 
 
 def load_spec(env_name: str):
-    """The GameSpec of ``simple_tricks_v0`` (or ``simple_tricks``); ValueError naming the known ones."""
+    """The GameSpec of ``simple_tricks_v0`` (or ``simple_tricks``); ValueError if unknown."""
     for name, version, _ in GAMES:
         if env_name in (name, f"{name}_v{version}"):
             return importlib.import_module(f"card_envs.{name}_v{version}").SPEC

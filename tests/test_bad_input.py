@@ -24,7 +24,9 @@ def _factories(name):
 @pytest.mark.parametrize("name", ENV_NAMES)
 @pytest.mark.parametrize("which", ["env", "raw_env", "gym_env"])
 def test_unknown_argument_names_the_valid_ones(name, which):
-    with pytest.raises(ValueError, match=r"unknown argument 'colour_blind'; valid arguments: .*obs_encoding"):
+    with pytest.raises(
+        ValueError, match=r"unknown argument 'colour_blind'; valid arguments: .*obs_encoding"
+    ):
         _factories(name)[which](colour_blind=True)
 
 
@@ -32,7 +34,9 @@ def test_unknown_argument_names_the_valid_ones(name, which):
 def test_bad_values_name_the_valid_choices(name):
     spec = load_spec(name)
     make = _factories(name)["raw_env"]
-    with pytest.raises(ValueError, match="obs_encoding='pixels' is not valid; choose one of 'default'"):
+    with pytest.raises(
+        ValueError, match="obs_encoding='pixels' is not valid; choose one of 'default'"
+    ):
         make(obs_encoding="pixels")
     with pytest.raises(ValueError, match="render_mode='rgb_array' is not valid"):
         make(render_mode="rgb_array")
@@ -83,7 +87,9 @@ def test_raw_env_illegal_action_raises_and_changes_nothing(name):
     bad = _advance_to_illegal(env, np.random.default_rng(0))
     before = pickle.dumps(env.game_state)
     obs_before = env.observe(env.agent_selection)["observation"].copy()
-    with pytest.raises(IllegalActionError, match=rf"action {bad} \(.*\) is illegal .*legal: \d+ \("):
+    with pytest.raises(
+        IllegalActionError, match=rf"action {bad} \(.*\) is illegal .*legal: \d+ \("
+    ):
         env.step(bad)
     for out_of_range in (-1, env.game.num_actions, 2.5, None, "1"):
         with pytest.raises(IllegalActionError, match="out of range"):
@@ -108,8 +114,19 @@ def _trace(env, actions):
             break
         agent = env.agent_selection
         obs, rew, term, trunc, info = env.last()
-        out.append((agent, obs["observation"].tolist(), obs["action_mask"].tolist(), rew, term, trunc,
-                    dict(env.rewards), dict(env.terminations), dict(env.truncations)))
+        out.append(
+            (
+                agent,
+                obs["observation"].tolist(),
+                obs["action_mask"].tolist(),
+                rew,
+                term,
+                trunc,
+                dict(env.rewards),
+                dict(env.terminations),
+                dict(env.truncations),
+            )
+        )
         if term or trunc:
             action = None
         elif planned is None:
@@ -134,7 +151,7 @@ def test_env_matches_pettingzoo_classic_wrappers(name, illegal_at):
         # the same plan for both: random play, one illegal action, then the dead agents' steps
         probe = raw_env()
         probe.reset(seed=3)
-        for i in range(illegal_at):
+        for _ in range(illegal_at):
             obs = probe.observe(probe.agent_selection)
             a = random_legal(obs["action_mask"], rng)
             actions.append(a)
@@ -152,10 +169,14 @@ def test_env_order_and_bounds_errors_match_pettingzoo(name):
     raw_env = _factories(name)["raw_env"]
     for env in (_factories(name)["env"](), _pettingzoo_classic(raw_env())):
         with pytest.raises(AttributeError, match="agents cannot be accessed before reset"):
-            env.agents
-        with pytest.raises(AssertionError, match=re.escape("reset() needs to be called before step")):
+            _ = env.agents
+        with pytest.raises(
+            AssertionError, match=re.escape("reset() needs to be called before step")
+        ):
             env.step(0)
-        with pytest.raises(AssertionError, match=re.escape("reset() needs to be called before observe")):
+        with pytest.raises(
+            AssertionError, match=re.escape("reset() needs to be called before observe")
+        ):
             env.observe("player_0")
         env.reset(seed=0)
         with pytest.raises(AssertionError, match="action is not in action space"):
@@ -204,3 +225,17 @@ def test_gymnasium_make_passes_arguments_through():
     assert env.action_space.n == 8
     with pytest.raises(ValueError, match="num_values=1 is not valid"):
         gymnasium.make("card_envs/SimpleTricks-v0", num_values=1)
+
+
+@pytest.mark.parametrize("name", ENV_NAMES)
+@pytest.mark.parametrize("which", ["env", "raw_env"])
+def test_numpy_integer_actions_are_accepted(name, which):
+    env = _factories(name)[which]()
+    env.reset(seed=4)
+    rng = np.random.default_rng(0)
+    for kind in (np.int64, np.int32, np.array):
+        obs, *_ = env.last()
+        if not env.agents or any(env.terminations.values()):
+            break
+        env.step(kind(random_legal(obs["action_mask"], rng)))
+    assert not any(env.truncations.values()), "a legal numpy action is not an illegal move"

@@ -102,7 +102,9 @@ def test_gymnasium_episode_rewards_belong_to_the_learner(env_id):
         while not done:
             mask = env.unwrapped.action_masks()
             assert mask.any() and np.array_equal(mask, info["action_mask"].astype(bool))
-            obs, reward, term, trunc, info = env.step(random_legal(mask, np.random.default_rng(seed)))
+            obs, reward, term, trunc, info = env.step(
+                random_legal(mask, np.random.default_rng(seed))
+            )
             assert env.observation_space.contains(obs)
             done = term or trunc
         assert "payoff" in info and info["seat"] == env.unwrapped.seat

@@ -11,8 +11,14 @@ from card_envs.core.doctables import current_block, page_path, result_blocks, ru
 from tests.conftest import ENV_NAMES
 
 ROOT = Path(__file__).resolve().parents[1]
-SECTIONS = ["## Rules", "## Actions and observations", "## Rewards", "## Variants", "## Agents",
-            "## Version history"]
+SECTIONS = [
+    "## Rules",
+    "## Actions and observations",
+    "## Rewards",
+    "## Variants",
+    "## Agents",
+    "## Version history",
+]
 
 
 @pytest.mark.parametrize("name", ENV_NAMES)
@@ -36,15 +42,23 @@ def _all_result_blocks():
     for path in sorted((ROOT / "docs").rglob("*.md")):
         for m in result_blocks(path.read_text()):
             marks = [pytest.mark.slow] if m.group("slow") else []
-            out.append(pytest.param(path.name, m.group("command"), m.group("output"), marks=marks,
-                                    id=f"{path.stem}:{m.group('command')[10:60]}"))
+            out.append(
+                pytest.param(
+                    path.name,
+                    m.group("command"),
+                    m.group("output"),
+                    marks=marks,
+                    id=f"{path.stem}:{m.group('command')[10:60]}",
+                )
+            )
     return out
 
 
 @pytest.mark.parametrize("page,command,output", _all_result_blocks())
 def test_result_blocks_are_what_their_commands_print(page, command, output):
     assert run_command(command) == output, (
-        f"{page}: the output of `{command}` changed; run python -m card_envs.core.doctables --results"
+        f"{page}: the output of `{command}` changed; "
+        "run python -m card_envs.core.doctables --results"
     )
 
 

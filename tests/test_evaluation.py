@@ -12,8 +12,10 @@ from card_envs.simple_tricks.agents import HeuristicAgent
 from card_envs.simple_tricks.rules import SimpleTricks
 
 
-@pytest.mark.parametrize("k,n,low,high", [(0, 10, 0.0, 0.2775), (5, 10, 0.2366, 0.7634),
-                                          (80, 100, 0.7112, 0.8666), (0, 0, 0.0, 1.0)])
+@pytest.mark.parametrize(
+    "k,n,low,high",
+    [(0, 10, 0.0, 0.2775), (5, 10, 0.2366, 0.7634), (80, 100, 0.7112, 0.8666), (0, 0, 0.0, 1.0)],
+)
 def test_wilson_interval(k, n, low, high):
     lo, hi = wilson(k, n)
     assert lo == pytest.approx(low, abs=1e-4) and hi == pytest.approx(high, abs=1e-4)

@@ -25,7 +25,7 @@ def _play(game, encoders, seed: int, check: bool = True) -> list[int]:
                 assert view.legal.dtype == np.int8
                 if p != s.player or s.done:
                     assert not view.legal.any(), "only the player to act has legal actions"
-                for enc, space in zip(encoders, spaces):
+                for enc, space in zip(encoders, spaces, strict=True):
                     obs = enc.encode(view)
                     assert obs.dtype == np.float32 and space.contains(obs), (enc.name, obs)
         if s.done:
@@ -64,12 +64,18 @@ def test_state_copy_is_independent(name):
     rng = np.random.default_rng(3)
     s = game.init(rng)
     snapshot = s.copy()
-    before = [enc(game).encode(game.view(snapshot, p)) for enc in spec.encoders.values()
-              for p in range(game.num_players)]
+    before = [
+        enc(game).encode(game.view(snapshot, p))
+        for enc in spec.encoders.values()
+        for p in range(game.num_players)
+    ]
     while not s.done:
         legal = np.flatnonzero(game.legal_mask(s))
         game.apply(s, int(legal[rng.integers(len(legal))]), rng)
-    after = [enc(game).encode(game.view(snapshot, p)) for enc in spec.encoders.values()
-             for p in range(game.num_players)]
-    assert all(np.array_equal(a, b) for a, b in zip(before, after))
+    after = [
+        enc(game).encode(game.view(snapshot, p))
+        for enc in spec.encoders.values()
+        for p in range(game.num_players)
+    ]
+    assert all(np.array_equal(a, b) for a, b in zip(before, after, strict=True))
     game.check_invariants(snapshot)

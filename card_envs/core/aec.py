@@ -76,6 +76,8 @@ class CardGameEnv(AECEnv):
         self._has_updated = False
         self._obs_cache: dict[int, dict[str, np.ndarray]] = {}
         self._rewards_dirty = False
+        self._over = False  # the game ended (by its rules, the cap or an illegal move)
+        self._num_actions = game.num_actions
 
     # --- PettingZoo API -----------------------------------------------------------------
     def __getattr__(self, name: str) -> Any:
@@ -91,7 +93,7 @@ class CardGameEnv(AECEnv):
         return self.action_spaces[agent]
 
     def reset(self, seed: int | None = None, options: dict[str, Any] | None = None) -> None:
-        """Deal a new game. ``options={"state": s}`` starts from a copy of the state ``s`` instead."""
+        """Deal a new game; ``options={"state": s}`` starts from a copy of the state ``s``."""
         if seed is not None or self._rng is None:
             self._rng = np.random.default_rng(seed)
         start = options.get("state") if options else None
@@ -106,49 +108,49 @@ class CardGameEnv(AECEnv):
         self.agent_selection = agents[self.game_state.player]
         self._obs_cache.clear()
         self._rewards_dirty = False
+        self._over = False
         self._has_reset = True
         self._has_updated = True
         if self.game_state.terminal or self.game_state.truncated:
             self._finish()
 
     def observe(self, agent: str) -> dict[str, np.ndarray]:
-        if not self._has_reset:
-            EnvLogger.error_observe_before_reset()
         seat = self.agent_name_mapping[agent]
         obs = self._obs_cache.get(seat)
         if obs is None:
+            if not self._has_reset:
+                EnvLogger.error_observe_before_reset()
             view = self.game.view(self.game_state, seat)
             obs = {"observation": self.encoder.encode(view), "action_mask": view.legal.copy()}
             self._obs_cache[seat] = obs
         return obs
 
     def step(self, action: Any) -> None:
-        if not self._has_reset:
-            EnvLogger.error_step_before_reset()
-        if not self.agents:
-            self._has_updated = True
-            EnvLogger.warn_step_after_terminated_truncated()
+        if self._over or not self._has_reset:
+            self._step_after_end(action)
             return
         self._has_updated = True
-        agent = self.agent_selection
-        if self.terminations[agent] or self.truncations[agent]:
-            if self.classic and action is not None and not self._in_bounds(action):
-                raise AssertionError("action is not in action space")
-            self._was_dead_step(action)
-            return
         state = self.game_state
         game = self.game
-        if self.classic:
+        mask = state.mask
+        if mask is None:
+            mask = game.legal_mask(state)
+        # Fast path: a legal int. Anything else goes through the full checks.
+        if (action.__class__ is int or isinstance(action, np.integer)) and (
+            0 <= action < self._num_actions and mask[action]
+        ):
+            action = int(action)
+        elif self.classic:
             if not self._in_bounds(action):
                 raise AssertionError("action is not in action space")
-            if not game.legal_mask(state)[action]:
-                self._end_by_illegal_move(agent)
+            action = int(action)  # e.g. a 0-d integer array
+            if not mask[action]:
+                self._end_by_illegal_move(self.agent_selection)
                 return
-            action = int(action)
         else:
-            action = game.check_action(state, action)
+            action = game.check_action(state, action)  # raises, naming it and the legal ones
 
-        self._cumulative_rewards[agent] = 0.0
+        self._cumulative_rewards[self.agent_selection] = 0.0
         rewards = game.apply(state, action, self._rng)
         self._obs_cache.clear()
         if self._rewards_dirty:
@@ -156,17 +158,32 @@ class CardGameEnv(AECEnv):
                 self.rewards[a] = 0.0
             self._rewards_dirty = False
         if rewards is not None:
-            cumulative = self._cumulative_rewards
-            for seat, a in enumerate(self.possible_agents):
-                r = float(rewards[seat])
-                if r:
-                    self.rewards[a] = r
-                    cumulative[a] += r
-                    self._rewards_dirty = True
+            self._pay(rewards)
         if state.terminal or state.truncated:
             self._finish()
         else:
             self.agent_selection = self.possible_agents[state.player]
+
+    def _pay(self, rewards: np.ndarray) -> None:
+        cumulative = self._cumulative_rewards
+        for seat, a in enumerate(self.possible_agents):
+            r = float(rewards[seat])
+            if r:
+                self.rewards[a] = r
+                cumulative[a] += r
+                self._rewards_dirty = True
+
+    def _step_after_end(self, action: Any) -> None:
+        """step() before reset(), or once the game is over: PettingZoo's dead-agent protocol."""
+        if not self._has_reset:
+            EnvLogger.error_step_before_reset()
+        self._has_updated = True
+        if not self.agents:
+            EnvLogger.warn_step_after_terminated_truncated()
+            return
+        if self.classic and action is not None and not self._in_bounds(action):
+            raise AssertionError("action is not in action space")
+        self._was_dead_step(action)
 
     def render(self) -> str | None:
         if not self._has_reset:
@@ -209,6 +226,7 @@ class CardGameEnv(AECEnv):
     def _finish(self) -> None:
         """Mark every agent terminated (or truncated at the cap) and publish the result."""
         state = self.game_state
+        self._over = True
         flags = self.terminations if state.terminal else self.truncations
         for seat, a in enumerate(self.possible_agents):
             flags[a] = True
@@ -218,6 +236,7 @@ class CardGameEnv(AECEnv):
     def _end_by_illegal_move(self, agent: str) -> None:
         """PettingZoo's TerminateIllegalWrapper: the offender gets -1 and everyone is done."""
         EnvLogger.warn_on_illegal_move()
+        self._over = True
         self._cumulative_rewards[agent] = 0.0
         self.terminations = dict.fromkeys(self.agents, True)
         self.truncations = dict.fromkeys(self.agents, True)

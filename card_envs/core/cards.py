@@ -23,7 +23,7 @@ DECK_SIZE = NUM_RANKS * NUM_SUITS
 
 
 def unicode_ok(stream=None) -> bool:
-    """Whether suit symbols can be shown: False when CARD_ENVS_ASCII=1 or the stream can't encode them."""
+    """Whether suit symbols can be shown (not when CARD_ENVS_ASCII=1 or the stream can't)."""
     if os.environ.get("CARD_ENVS_ASCII", "") not in ("", "0"):
         return False
     encoding = getattr(stream if stream is not None else sys.stdout, "encoding", None) or "ascii"

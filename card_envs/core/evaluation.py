@@ -122,9 +122,11 @@ class Tally:
         lo, ll, lh = self.rate("losses")
         dec, dl, dh = self.decided()
         decided = f"{dec:.1%} [{dl:.1%}, {dh:.1%}]" if self.wins + self.losses else "n/a"
-        text = (f"{self.name}: win {w:.1%} [{wl:.1%}, {wh:.1%}]  draw {d:.1%}  "
-                f"loss {lo:.1%} [{ll:.1%}, {lh:.1%}]  won of decided {decided}  "
-                f"mean payoff {self.mean_payoff:+.3f}")
+        text = (
+            f"{self.name}: win {w:.1%} [{wl:.1%}, {wh:.1%}]  draw {d:.1%}  "
+            f"loss {lo:.1%} [{ll:.1%}, {lh:.1%}]  won of decided {decided}  "
+            f"mean payoff {self.mean_payoff:+.3f}"
+        )
         if self.mean_score is not None:
             text += f"  mean score {self.mean_score:.2f}"
         return text
@@ -143,8 +145,10 @@ class MatchResult:
     kind: str = "match"
 
     def summary(self) -> str:
-        head = (f"{self.games} {'pairs' if self.kind == 'duplicate' else 'games'}, seed {self.seed}, "
-                f"mean length {self.mean_length:.1f} steps, {self.truncated} cut by the step cap")
+        head = (
+            f"{self.games} {'pairs' if self.kind == 'duplicate' else 'games'}, seed {self.seed}, "
+            f"mean length {self.mean_length:.1f} steps, {self.truncated} cut by the step cap"
+        )
         return "\n".join([head, *(t.summary() for t in self.tallies)])
 
 
@@ -178,12 +182,20 @@ def evaluate(
             lineup[seat] = agents[i]
         rec = play_game(game, lineup, *_rngs(seed, g))
         for i, seat in enumerate(seats):
-            tallies[i].add(float(rec.payoffs[seat]), None if rec.scores is None else float(rec.scores[seat]))
+            tallies[i].add(
+                float(rec.payoffs[seat]), None if rec.scores is None else float(rec.scores[seat])
+            )
         seat_payoff += rec.payoffs
         lengths += rec.steps
         truncated += rec.truncated
-    return MatchResult(tallies, games, seed, lengths / max(games, 1), truncated,
-                       (seat_payoff / max(games, 1)).tolist())
+    return MatchResult(
+        tallies,
+        games,
+        seed,
+        lengths / max(games, 1),
+        truncated,
+        (seat_payoff / max(games, 1)).tolist(),
+    )
 
 
 def duplicate_evaluate(
@@ -203,7 +215,9 @@ def duplicate_evaluate(
     is source 003's rule: A took more tricks with hand 0 than B did.
     """
     if game.num_players != 2:
-        raise ValueError(f"duplicate evaluation needs a 2-player game; {game.name} has {game.num_players}")
+        raise ValueError(
+            f"duplicate evaluation needs a 2-player game; {game.name} has {game.num_players}"
+        )
     names = list(names) if names is not None else [_agent_name(agent_a, 0), _agent_name(agent_b, 1)]
     ta, tb = Tally(names[0]), Tally(names[1])
     lengths = 0
@@ -218,7 +232,9 @@ def duplicate_evaluate(
         tb.add(-diff, b_total)
         lengths += first.steps + second.steps
         truncated += first.truncated + second.truncated
-    return MatchResult([ta, tb], pairs, seed, lengths / max(2 * pairs, 1), truncated, kind="duplicate")
+    return MatchResult(
+        [ta, tb], pairs, seed, lengths / max(2 * pairs, 1), truncated, kind="duplicate"
+    )
 
 
 def _points(rec: GameRecord, seat: int) -> float:

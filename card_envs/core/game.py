@@ -155,7 +155,7 @@ class Game(ABC):
         return np.flatnonzero(self.legal_mask(state)).tolist()
 
     def check_action(self, state: State, action: Any) -> int:
-        """``action`` as an int if it is legal now; IllegalActionError naming it and the legal ones otherwise."""
+        """``action`` as an int if legal now; else IllegalActionError naming the legal ones."""
         if state.terminal or state.truncated:
             raise IllegalActionError(f"{self.name}: the game is over; no action is legal")
         try:
@@ -165,7 +165,8 @@ class Game(ABC):
             ok = False
         if not ok:
             raise IllegalActionError(
-                f"{self.name}: action {action!r} is out of range; actions are 0..{self.num_actions - 1}"
+                f"{self.name}: action {action!r} is out of range; "
+                f"actions are 0..{self.num_actions - 1}"
             )
         if not self.legal_mask(state)[a]:
             legal = ", ".join(f"{i} ({self.action_name(i)})" for i in self.legal_actions(state))
@@ -188,7 +189,7 @@ class Game(ABC):
         return rewards
 
     def check_invariants(self, state: State) -> None:
-        """Raise AssertionError if ``state`` breaks a rule of the game (cards not conserved, ...)."""
+        """Raise AssertionError if ``state`` breaks a rule (cards not conserved, ...)."""
         raise NotImplementedError(f"{type(self).__name__} does not check its invariants")
 
     def randomize_hidden(self, state: State, player: int, rng: np.random.Generator) -> State:
@@ -221,4 +222,3 @@ class Game(ABC):
     def __repr__(self) -> str:
         args = ", ".join(f"{k}={v!r}" for k, v in self.config().items())
         return f"{type(self).__name__}({args})"
-

@@ -67,7 +67,9 @@ class SingleAgentEnv(gym.Env):
         if learner_seat is not None:
             check_int("learner_seat", learner_seat, 0, n - 1)
         self.learner_seat = learner_seat
-        self.opponents = self._make_opponents(opponent if opponent is not None else spec.default_opponent)
+        self.opponents = self._make_opponents(
+            opponent if opponent is not None else spec.default_opponent
+        )
         mask_space = spaces.Box(0, 1, (game.num_actions,), np.int8)
         if self.dict_obs:
             self.observation_space = spaces.Dict(
@@ -177,7 +179,10 @@ class SingleAgentEnv(gym.Env):
 
     def _info(self) -> dict[str, Any]:
         state = self.game_state
-        info: dict[str, Any] = {"action_mask": self.game.legal_mask(state).copy(), "seat": self.seat}
+        info: dict[str, Any] = {
+            "action_mask": self.game.legal_mask(state).copy(),
+            "seat": self.seat,
+        }
         if state.terminal or state.truncated:
             info.update(self.game.result(state, self.seat))
         return info

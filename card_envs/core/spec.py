@@ -82,7 +82,9 @@ class GameSpec:
         self._check_names(kwargs, [])
         return self.game_cls(**kwargs)
 
-    def build(self, kwargs: dict[str, Any], extra: tuple[str, ...] = ()) -> tuple[Game, Encoder, dict]:
+    def build(
+        self, kwargs: dict[str, Any], extra: tuple[str, ...] = ()
+    ) -> tuple[Game, Encoder, dict]:
         """Split ``kwargs`` into the game, its encoder and the remaining env arguments."""
         self._check_names(kwargs, [*ENV_ARGS, *extra])
         kwargs = dict(kwargs)
@@ -101,7 +103,8 @@ class GameSpec:
         for key in kwargs:
             if key not in valid:
                 raise ValueError(
-                    f"{self.env_name}: unknown argument {key!r}; valid arguments: {', '.join(valid)}"
+                    f"{self.env_name}: unknown argument {key!r}; "
+                    f"valid arguments: {', '.join(valid)}"
                 )
 
     def factories(self):

@@ -5,15 +5,12 @@ from __future__ import annotations
 import numpy as np
 
 from card_envs.core.agents import BaseAgent
-from card_envs.ninety_eight_cards.rules import ASCENDING, END_TURN, CardsView
-
-_UP = np.array([1 if up else -1 for up in ASCENDING])[:, None]
+from card_envs.ninety_eight_cards.rules import BOARD_JUMPS, END_TURN, CardsView
 
 
 def jump_costs(v: CardsView) -> np.ndarray:
     """How far each pile*8+slot play moves its pile (negative for the tens trick), as (32,)."""
-    piles = np.asarray(v.piles)[:, None]
-    return ((v.slots[None, :] - piles) * _UP).reshape(-1)
+    return np.rint(v.board[BOARD_JUMPS:] * 100).astype(np.int64)
 
 
 class GreedyAgent(BaseAgent):

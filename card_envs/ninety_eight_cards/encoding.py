@@ -6,7 +6,10 @@ import numpy as np
 
 from card_envs.core.encoding import Encoder, Piece
 from card_envs.ninety_eight_cards.rules import (
-    ASCENDING,
+    BOARD_HAND,
+    BOARD_JUMPS,
+    BOARD_PILES,
+    BOARD_SIZE,
     HAND_SIZE,
     HIGHEST,
     LOWEST,
@@ -15,8 +18,6 @@ from card_envs.ninety_eight_cards.rules import (
     CardsView,
     NinetyEightCards,
 )
-
-_UP = np.array([1.0 if up else -1.0 for up in ASCENDING])[:, None]
 
 
 class DefaultEncoder(Encoder):
@@ -27,46 +28,70 @@ class DefaultEncoder(Encoder):
     @classmethod
     def pieces(cls, game: NinetyEightCards) -> list[Piece]:
         return [
-            Piece("piles", NUM_PILES, 0, 1, "top card of piles 0..3 / 100 (piles 0, 1 ascend; 2, 3 descend)"),
-            Piece("hand", HAND_SIZE, 0, 1, "hand slots 0..7 (sorted ascending) / 100; 0 = empty slot"),
-            Piece("jumps", NUM_PILES * HAND_SIZE, -1, 1,
-                  "for action pile*8+slot: how far the pile would move, (card - top) / 100 on an "
-                  "ascending pile, (top - card) / 100 on a descending one (-0.1 = the tens trick); "
-                  "0 for an empty slot"),
+            Piece(
+                "piles",
+                NUM_PILES,
+                0,
+                1,
+                "top card of piles 0..3 / 100 (piles 0, 1 ascend; 2, 3 descend)",
+            ),
+            Piece(
+                "hand", HAND_SIZE, 0, 1, "hand slots 0..7 (sorted ascending) / 100; 0 = empty slot"
+            ),
+            Piece(
+                "jumps",
+                NUM_PILES * HAND_SIZE,
+                -1,
+                1,
+                "for action pile*8+slot: how far the pile would move, (card - top) / 100 on an "
+                "ascending pile, (top - card) / 100 on a descending one (-0.1 = the tens trick); "
+                "0 for an empty slot",
+            ),
             Piece("draw_pile", 1, 0, 1, f"cards left in the draw pile / {NUM_CARDS - HAND_SIZE}"),
             Piece("played", 1, 0, 1, f"cards played so far / {NUM_CARDS}"),
-            Piece("turn_played", 1, 0, 1, f"cards played this turn / {HAND_SIZE} (0 under original rules)"),
-            Piece("min_play", 1, 0, 1, "cards still required before the turn may end / 2 (standard rules)"),
-            Piece("in_draw_pile", NUM_CARDS, 0, 1,
-                  f"for card {LOWEST}..{HIGHEST}: 1 if it is still in the draw pile (known by "
-                  "elimination; the order never shows)"),
+            Piece(
+                "turn_played",
+                1,
+                0,
+                1,
+                f"cards played this turn / {HAND_SIZE} (0 under original rules)",
+            ),
+            Piece(
+                "min_play",
+                1,
+                0,
+                1,
+                "cards still required before the turn may end / 2 (standard rules)",
+            ),
+            Piece(
+                "in_draw_pile",
+                NUM_CARDS,
+                0,
+                1,
+                f"for card {LOWEST}..{HIGHEST}: 1 if it is still in the draw pile (known by "
+                "elimination; the order never shows)",
+            ),
         ]
 
+    def __init__(self, game: NinetyEightCards):
+        super().__init__(game)
+        # The first three pieces are the state's board vector; the rest sit at fixed offsets.
+        starts = [self.layout.start(p.name) for p in self.layout.pieces]
+        assert starts == [BOARD_PILES, BOARD_HAND, BOARD_JUMPS, 44, 45, 46, 47, 48], starts
+
     def encode(self, v: CardsView) -> np.ndarray:
-        lay = self.layout
-        obs = np.zeros(self.size, dtype=np.float32)
-        piles = np.asarray(v.piles, dtype=np.float64)
-        obs[0:4] = piles / 100.0
-        slots = v.slots
-        obs[4:12] = slots / 100.0
-        jumps = (slots[None, :] - piles[:, None]) * _UP / 100.0
-        jumps[:, slots == 0] = 0.0
-        obs[12:44] = jumps.reshape(-1)
+        obs = np.empty(self.size, dtype=np.float32)
+        obs[:BOARD_SIZE] = v.board
         obs[44] = v.draw_pile / (NUM_CARDS - HAND_SIZE)
         obs[45] = v.played / NUM_CARDS
         obs[46] = v.turn_played / HAND_SIZE
         obs[47] = v.min_play / 2.0
-        unseen = obs[lay["in_draw_pile"]]
-        if v.draw_pile:
-            unseen[:] = 1.0
-            unseen -= v.on_piles[LOWEST : HIGHEST + 1]
-            held = slots[slots > 0] - LOWEST
-            unseen[held] = 0.0
+        obs[48:] = v.in_draw
         return obs
 
 
 class OriginalEncoder(Encoder):
-    """Source 004's 13 values: a card counter, then the 4 pile tops and 8 hand slots sorted together.
+    """Source 004's 13 values: a card counter, then pile tops and hand slots sorted together.
 
     The counter starts at 99 (the source's off-by-one: there are 98 cards) and
     drops by one per card played. Sorting mixes pile tops with hand cards, so this
@@ -79,9 +104,20 @@ class OriginalEncoder(Encoder):
     @classmethod
     def pieces(cls, game: NinetyEightCards) -> list[Piece]:
         return [
-            Piece("cards_remaining", 1, 0, 99, "99 minus the cards played (the source's counter, off by one)"),
-            Piece("sorted_board", NUM_PILES + HAND_SIZE, 0, 100,
-                  "the 4 pile tops and the 8 hand slots (0 = empty), sorted together ascending"),
+            Piece(
+                "cards_remaining",
+                1,
+                0,
+                99,
+                "99 minus the cards played (the source's counter, off by one)",
+            ),
+            Piece(
+                "sorted_board",
+                NUM_PILES + HAND_SIZE,
+                0,
+                100,
+                "the 4 pile tops and the 8 hand slots (0 = empty), sorted together ascending",
+            ),
         ]
 
     def encode(self, v: CardsView) -> np.ndarray:

@@ -15,22 +15,30 @@ from card_envs.ninety_eight_cards.rules import (
 
 def render(game: NinetyEightCards, s: CardsState, player: int | None = None) -> str:
     """The table as text (the player sees everything but the draw pile's order)."""
-    lines = [f"98 Cards ({game.rules} rules): {s.played} of {NUM_CARDS} cards played, "
-             f"{game.draw_pile_size(s)} in the draw pile"]
-    piles = "  ".join(f"{p}{'^' if ASCENDING[p] else 'v'} {top:>3}" for p, top in enumerate(s.piles))
+    lines = [
+        f"98 Cards ({game.rules} rules): {s.played} of {NUM_CARDS} cards played, "
+        f"{game.draw_pile_size(s)} in the draw pile"
+    ]
+    piles = "  ".join(
+        f"{p}{'^' if ASCENDING[p] else 'v'} {top:>3}" for p, top in enumerate(s.piles)
+    )
     lines.append(f"piles: {piles}   (^ ascending, v descending)")
     lines.append("hand:  " + "  ".join(f"[{i}] {c}" for i, c in enumerate(s.hand)))
     if s.last_play is not None:
         card, pile, below = s.last_play
-        trick = " (tens trick)" if abs(card - below) == 10 and (card < below) == ASCENDING[pile] else ""
+        trick = (
+            " (tens trick)" if abs(card - below) == 10 and (card < below) == ASCENDING[pile] else ""
+        )
         lines.append(f"last play: {card} on pile {p_name(pile)} over {below}{trick}")
     if s.terminal:
         verdict = "won: every card played" if s.played == NUM_CARDS else "no legal move left"
         lines.append(f"game over, {verdict}; score {s.played}")
     elif game.standard:
         need = game.min_play(s)
-        lines.append(f"this turn: {s.turn_played} played" + (f", {need} more required" if need else
-                                                            ", you may end the turn"))
+        lines.append(
+            f"this turn: {s.turn_played} played"
+            + (f", {need} more required" if need else ", you may end the turn")
+        )
     return "\n".join(lines)
 
 
@@ -49,8 +57,12 @@ SPEC = GameSpec(
     default_opponent="random",
     strongest_agent="greedy",
     num_players=(1,),
-    variants=({}, {"reward": "original"}, {"rules": "original"},
-              {"rules": "original", "reward": "original"}),
+    variants=(
+        {},
+        {"reward": "original"},
+        {"rules": "original"},
+        {"rules": "original", "reward": "original"},
+    ),
 )
 
 env, raw_env, gym_env = SPEC.factories()

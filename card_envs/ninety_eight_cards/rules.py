@@ -37,25 +37,72 @@ for _pile, _up in enumerate(ASCENDING):
                 FITS[_pile, _top, _card] = _card > _top or _card == _top - 10
             else:
                 FITS[_pile, _top, _card] = _card < _top or _card == _top + 10
+# JUMPS[pile, top, card]: how far playing card moves the pile, / 100 (negative for the tens
+# trick, 0 for an empty slot); what the default observation and the greedy agent read.
+_VALUES = np.arange(101)
+JUMPS = np.zeros((NUM_PILES, 101, 101), dtype=np.float32)
+for _pile, _up in enumerate(ASCENDING):
+    JUMPS[_pile, :, 1:] = (_VALUES[None, 1:] - _VALUES[:, None]) * (1 if _up else -1) / 100.0
 _PILE_INDEX = np.arange(NUM_PILES)[:, None]
+FITS_FLAT = FITS.reshape(-1)
+JUMPS_FLAT = JUMPS.reshape(-1)
+# Flat index of FITS[pile, top, card] (and JUMPS) = PILE_BASE[pile] + 101 * top + card.
+PILE_BASE = (np.arange(NUM_PILES) * 101 * 101)[:, None]
+PER_100 = (_VALUES / 100.0).astype(np.float32)
+ONE_CARD = np.ones(1)  # the default reward of every play (never written)
+ONE_CARD.flags.writeable = False
+# Offsets in CardsState.board.
+BOARD_PILES, BOARD_HAND, BOARD_JUMPS, BOARD_SIZE = 0, 4, 12, 44
 
 
 class CardsState(State):
-    """deck: the draw pile in order (hidden), drawn from position ``deck_pos``; hand: sorted
-    values (up to 8); slots: the hand as an int array of 8 (0 = empty); piles: the four tops;
-    played: cards on the piles; turn_played: cards played this turn (standard rules);
-    on_piles: int8 over card values 0..100, 1 for cards already played."""
+    """A game in progress, kept up to date move by move.
 
-    __slots__ = ("deck", "deck_pos", "hand", "slots", "piles", "played", "turn_played", "on_piles",
-                 "last_play")
-    _deep = ("hand", "slots", "piles", "on_piles")  # the deck is never written after the deal
+    deck: the draw pile in order (hidden), drawn from position ``deck_pos``; hand: sorted
+    values (up to 8); slots: the hand as an int array of 8 (0 = empty); piles: the four tops;
+    pile_rows: (4, 1) each pile's row offset in the flat FITS/JUMPS tables; move_index:
+    (4, 8) flat table index of every pile x slot move; plays: int8 (32,) the playable
+    pile*8 + slot moves; board: float32 (44,) what the player sees of piles and hand, as
+    [tops / 100 | slots / 100 | the JUMPS of the 32 moves]; in_draw: float32 (98,), 1 for
+    each card (value - 2) still in the draw pile; played: cards on the piles; turn_played:
+    cards played this turn (standard rules).
+    """
+
+    __slots__ = (
+        "deck",
+        "deck_pos",
+        "hand",
+        "slots",
+        "piles",
+        "pile_rows",
+        "move_index",
+        "plays",
+        "board",
+        "in_draw",
+        "played",
+        "turn_played",
+        "last_play",
+    )
+    # the deck is never written after the deal, so copies share it
+    _deep = ("hand", "slots", "piles", "pile_rows", "move_index", "plays", "board", "in_draw")
 
 
 class CardsView(View):
     """Everything the player sees: hand, pile tops, counts; never the draw pile's order."""
 
-    __slots__ = ("hand", "slots", "piles", "played", "turn_played", "draw_pile", "min_play",
-                 "on_piles", "last_play", "standard")
+    __slots__ = (
+        "hand",
+        "slots",
+        "piles",
+        "board",
+        "played",
+        "turn_played",
+        "draw_pile",
+        "min_play",
+        "in_draw",
+        "last_play",
+        "standard",
+    )
 
 
 def fits(pile: int, top: int, card: int) -> bool:
@@ -86,16 +133,21 @@ class NinetyEightCards(Game):
         return self.deal(rng.permutation(np.arange(LOWEST, HIGHEST + 1)))
 
     def deal(self, deck, piles=START_TOPS, played: int = 0) -> CardsState:
-        """A state whose hand is the first 8 cards of ``deck`` and draw pile the rest (for tests)."""
+        """A state with the first 8 cards of ``deck`` in hand and the rest to draw (for tests)."""
         s = CardsState(0)
         s.deck = np.asarray(deck, dtype=np.int64)
         s.deck_pos = 0
         s.hand = []
         s.slots = np.zeros(HAND_SIZE, dtype=np.int64)
-        s.piles = list(piles)
+        s.piles = np.array(piles, dtype=np.int64)
+        s.pile_rows = PILE_BASE + 101 * s.piles[:, None]
+        s.move_index = np.empty((NUM_PILES, HAND_SIZE), dtype=np.int64)
+        s.board = np.zeros(BOARD_SIZE, dtype=np.float32)
+        s.board[BOARD_PILES:BOARD_HAND] = PER_100.take(s.piles)
         s.played = played
         s.turn_played = 0
-        s.on_piles = np.zeros(101, dtype=np.int8)
+        s.in_draw = np.zeros(NUM_CARDS, dtype=np.float32)
+        s.in_draw[s.deck - LOWEST] = 1.0
         s.last_play = None
         self._refill(s)
         self._check_end(s)
@@ -103,30 +155,37 @@ class NinetyEightCards(Game):
 
     def _refill(self, s: CardsState) -> None:
         while len(s.hand) < HAND_SIZE and s.deck_pos < len(s.deck):
-            bisect.insort(s.hand, int(s.deck[s.deck_pos]))
+            card = int(s.deck[s.deck_pos])
+            bisect.insort(s.hand, card)
+            s.in_draw[card - LOWEST] = 0.0
             s.deck_pos += 1
-        s.slots[:] = 0
-        s.slots[: len(s.hand)] = s.hand
+        self._update_slots(s)
+
+    def _update_slots(self, s: CardsState) -> None:
+        """Rewrite the slots from the hand, then the moves' table indices, plays and jumps."""
+        slots = s.slots
+        slots[:] = 0
+        slots[: len(s.hand)] = s.hand
+        np.add(s.pile_rows, slots, out=s.move_index)
+        moves = s.move_index.reshape(-1)
+        s.plays = FITS_FLAT.take(moves)
+        JUMPS_FLAT.take(moves, out=s.board[BOARD_JUMPS:])
+        PER_100.take(slots, out=s.board[BOARD_HAND:BOARD_JUMPS])
 
     def draw_pile_size(self, s: CardsState) -> int:
         return len(s.deck) - s.deck_pos
 
     def min_play(self, s: CardsState) -> int:
         """Cards still to play this turn before it may end (standard rules)."""
-        need = 2 if self.draw_pile_size(s) > 0 else 1
-        return max(0, need - s.turn_played)
+        need = (2 if s.deck_pos < len(s.deck) else 1) - s.turn_played
+        return need if need > 0 else 0
 
     # --- the rules ----------------------------------------------------------------------
-    def _plays(self, s: CardsState) -> np.ndarray:
-        """int8 (32,) of the playable pile*8 + slot moves."""
-        return FITS[_PILE_INDEX, np.asarray(s.piles)[:, None], s.slots[None, :]].reshape(-1)
-
     def _legal_mask(self, s: CardsState) -> np.ndarray:
-        plays = self._plays(s)
         if not self.standard:
-            return plays.copy()
-        mask = np.zeros(self.num_actions, dtype=np.int8)
-        mask[:END_TURN] = plays
+            return s.plays.copy()
+        mask = np.empty(self.num_actions, dtype=np.int8)
+        mask[:END_TURN] = s.plays
         mask[END_TURN] = self.min_play(s) == 0
         return mask
 
@@ -138,36 +197,45 @@ class NinetyEightCards(Game):
             return None
         pile, slot = divmod(action, HAND_SIZE)
         card = s.hand.pop(slot)
-        s.last_play = (card, pile, s.piles[pile])
+        s.last_play = (card, pile, int(s.piles[pile]))
         s.piles[pile] = card
-        s.on_piles[card] = 1
+        s.pile_rows[pile, 0] = PILE_BASE[pile, 0] + 101 * card
+        s.board[BOARD_PILES + pile] = PER_100[card]
         s.played += 1
         if self.standard:
             s.turn_played += 1
-            s.slots[:] = 0
-            s.slots[: len(s.hand)] = s.hand
+            self._update_slots(s)
         else:
             self._refill(s)
         self._check_end(s)
-        reward = 1.0 if self.reward == "default" else float(s.played - 1)
-        return np.array([reward])
+        if self.reward == "default":
+            return ONE_CARD
+        return np.array([float(s.played - 1)])
 
     def _check_end(self, s: CardsState) -> None:
         """End the game when every card is played or the player can't go on."""
         if not s.hand and s.deck_pos == len(s.deck):
             s.terminal = True
-        elif not self._plays(s).any() and (not self.standard or self.min_play(s) > 0):
+        elif not s.plays.any() and (not self.standard or self.min_play(s) > 0):
             s.terminal = True
 
     def check_invariants(self, s: CardsState) -> None:
-        on_piles = np.flatnonzero(s.on_piles).tolist()
-        everything = sorted([*s.hand, *on_piles, *s.deck[s.deck_pos :].tolist()])
-        assert everything == list(range(LOWEST, HIGHEST + 1)), "every card is in one place"
-        assert len(on_piles) == s.played, "played count matches the piles"
+        draw = s.deck[s.deck_pos :].tolist()
+        assert (np.flatnonzero(s.in_draw) + LOWEST).tolist() == sorted(draw), "draw-pile table"
+        assert len(set(draw) | set(s.hand)) == len(draw) + len(s.hand), "no card twice"
+        assert len(draw) + len(s.hand) + s.played == NUM_CARDS, "every card is in one place"
         assert s.hand == sorted(s.hand) and len(s.hand) <= HAND_SIZE, "hand sorted, at most 8"
         assert s.slots[: len(s.hand)].tolist() == s.hand and not s.slots[len(s.hand) :].any()
-        for pile, top in enumerate(s.piles):
-            assert top == START_TOPS[pile] or s.on_piles[top], "a pile top is a played card"
+        assert np.array_equal(s.plays, FITS[_PILE_INDEX, s.piles[:, None], s.slots].reshape(-1))
+        assert np.array_equal(s.pile_rows, PILE_BASE + 101 * s.piles[:, None])
+        jumps = JUMPS[_PILE_INDEX, s.piles[:, None], s.slots].reshape(-1)
+        board = np.concatenate([s.piles / 100, s.slots / 100, jumps]).astype(np.float32)
+        assert np.allclose(s.board, board), "the board vector agrees with piles and hand"
+        for pile, top in enumerate(s.piles.tolist()):
+            played_card = (
+                LOWEST <= top <= HIGHEST and not s.in_draw[top - LOWEST] and top not in s.hand
+            )
+            assert top == START_TOPS[pile] or played_card, "a pile top is a played card"
 
     def randomize_hidden(self, s: CardsState, player: int, rng: np.random.Generator) -> CardsState:
         # Only the order of the draw pile is hidden.
@@ -184,11 +252,12 @@ class NinetyEightCards(Game):
         v.hand = s.hand
         v.slots = s.slots
         v.piles = s.piles
+        v.board = s.board
         v.played = s.played
         v.turn_played = s.turn_played
         v.draw_pile = self.draw_pile_size(s)
         v.min_play = self.min_play(s) if self.standard else 0
-        v.on_piles = s.on_piles
+        v.in_draw = s.in_draw
         v.last_play = s.last_play
         v.standard = self.standard
         return v
@@ -211,8 +280,11 @@ class NinetyEightCards(Game):
 
     def action_table(self) -> list[tuple[str, str]]:
         rows = [
-            (f"{p * HAND_SIZE}-{p * HAND_SIZE + HAND_SIZE - 1}",
-             f"play hand slot 0..7 on pile {p} ({'ascending from 1' if ASCENDING[p] else 'descending from 100'})")
+            (
+                f"{p * HAND_SIZE}-{p * HAND_SIZE + HAND_SIZE - 1}",
+                f"play hand slot 0..7 on pile {p} "
+                f"({'ascending from 1' if ASCENDING[p] else 'descending from 100'})",
+            )
             for p in range(NUM_PILES)
         ]
         if self.standard:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from card_envs.core.agents import BaseAgent
-from card_envs.simple_tricks.rules import TricksView
+from card_envs.simple_tricks.rules import OPPONENT_HAND, TricksView
 
 
 class FirstPlayAgent(BaseAgent):
@@ -48,7 +48,7 @@ class HeuristicAgent(BaseAgent):
                 pool = beating if len(beating) else same
                 return int(pool[np.argmin(pool % n)])
             return int(legal[np.argmin(values)])
-        opponent = np.flatnonzero(view.opponent_cards())
+        opponent = np.flatnonzero(view.plane(OPPONENT_HAND))
         best_opp = [-1, -1]
         for card in opponent:
             colour, value = divmod(int(card), n)

@@ -18,29 +18,41 @@ class DefaultEncoder(Encoder):
         c, n = game.num_cards, game.num_values
         return [
             Piece("hand", c, 0, 1, "1 if the card is in my hand"),
-            Piece("opponent_hand", c, 0, 1,
-                  "1 if the opponent still holds the card (known by elimination: every card is dealt)"),
+            Piece(
+                "opponent_hand",
+                c,
+                0,
+                1,
+                "1 if the opponent still holds the card "
+                "(known by elimination: every card is dealt)",
+            ),
             Piece("my_played", c, 0, 1, "1 if I played the card in a completed trick"),
-            Piece("opponent_played", c, 0, 1, "1 if the opponent played the card in a completed trick"),
-            Piece("lead", c, 0, 1, "one-hot of the card led in the current trick (all 0 if none yet)"),
+            Piece(
+                "opponent_played", c, 0, 1, "1 if the opponent played the card in a completed trick"
+            ),
+            Piece(
+                "lead", c, 0, 1, "one-hot of the card led in the current trick (all 0 if none yet)"
+            ),
             Piece("my_turn", 1, 0, 1, "1 if I am to act"),
             Piece("my_tricks", 1, 0, 1, f"tricks I have won / {n}"),
             Piece("opponent_tricks", 1, 0, 1, f"tricks the opponent has won / {n}"),
         ]
 
+    def __init__(self, game: SimpleTricks):
+        super().__init__(game)
+        self._planes_end = 4 * game.num_cards  # the four card planes are the state's, in order
+        self._tail = self.layout.start("my_turn")
+
     def encode(self, v: TricksView) -> np.ndarray:
-        c, lay = self.game.num_cards, self.layout
         obs = np.zeros(self.size, dtype=np.float32)
-        obs[:c] = v.in_hand
-        obs[c : 2 * c] = v.opponent_cards()
-        obs[2 * c : 3 * c] = v.my_played
-        obs[3 * c : 4 * c] = v.opponent_played
+        end = self._planes_end
+        obs[:end] = v.planes
         if v.lead >= 0:
-            obs[4 * c + v.lead] = 1.0
-        tail = lay.start("my_turn")
+            obs[end + v.lead] = 1.0
+        tail, n = self._tail, v.num_values
         obs[tail] = v.to_act
-        obs[tail + 1] = v.tricks[0] / self.game.num_values
-        obs[tail + 2] = v.tricks[1] / self.game.num_values
+        obs[tail + 1] = v.tricks[0] / n
+        obs[tail + 2] = v.tricks[1] / n
         return obs
 
 
@@ -53,18 +65,29 @@ class OriginalEncoder(Encoder):
     def pieces(cls, game: SimpleTricks) -> list[Piece]:
         c = game.num_cards
         return [
-            Piece("played", c, 0, 1, "1 if the card was played in a completed trick (by either player)"),
+            Piece(
+                "played",
+                c,
+                0,
+                1,
+                "1 if the card was played in a completed trick (by either player)",
+            ),
             Piece("hand", c, 0, 1, "1 if the card is in my hand"),
-            Piece("lead", c, 0, 1,
-                  "one-hot of the opponent's led card when I am to follow; all 0 when I lead"),
+            Piece(
+                "lead",
+                c,
+                0,
+                1,
+                "one-hot of the opponent's led card when I am to follow; all 0 when I lead",
+            ),
         ]
 
     def encode(self, v: TricksView) -> np.ndarray:
         c = self.game.num_cards
         obs = np.zeros(self.size, dtype=np.float32)
-        obs[:c] = v.my_played
-        obs[:c] += v.opponent_played
-        obs[c : 2 * c] = v.in_hand
+        planes = v.planes
+        np.add(planes[2 * c : 3 * c], planes[3 * c :], out=obs[:c], casting="unsafe")
+        obs[c : 2 * c] = planes[:c]
         if v.lead >= 0 and v.leader != v.player:
             obs[2 * c + v.lead] = 1.0
         return obs

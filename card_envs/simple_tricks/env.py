@@ -17,8 +17,10 @@ def render(game: SimpleTricks, s: TricksState, player: int | None = None) -> str
         return " ".join(card_label(c, n, uni) for c in sorted(cs)) or "-"
 
     done = s.tricks[0] + s.tricks[1]
-    lines = [f"Simple tricks: {done} of {n} tricks played; won: player_0 {s.tricks[0]}, "
-             f"player_1 {s.tricks[1]}"]
+    lines = [
+        f"Simple tricks: {done} of {n} tricks played; won: player_0 {s.tricks[0]}, "
+        f"player_1 {s.tricks[1]}"
+    ]
     for p in range(2):
         me = " (you)" if player == p else ""
         if player is None or player == p:
@@ -27,16 +29,20 @@ def render(game: SimpleTricks, s: TricksState, player: int | None = None) -> str
             lines.append(f"player_{p}: {len(s.hands[p])} cards")
     if s.last_trick is not None:
         leader, led, followed, winner = s.last_trick
-        lines.append(f"last trick: player_{leader} led {card_label(led, n, uni)}, "
-                     f"player_{1 - leader} played {card_label(followed, n, uni)}: "
-                     f"player_{winner} won")
+        lines.append(
+            f"last trick: player_{leader} led {card_label(led, n, uni)}, "
+            f"player_{1 - leader} played {card_label(followed, n, uni)}: "
+            f"player_{winner} won"
+        )
     if s.terminal:
         t0, t1 = s.tricks
         verdict = "draw" if t0 == t1 else f"player_{0 if t0 > t1 else 1} wins"
         lines.append(f"game over: {verdict}")
     elif s.lead >= 0:
-        lines.append(f"current trick: player_{s.leader} led {card_label(s.lead, n, uni)}; "
-                     f"player_{s.player} to follow")
+        lines.append(
+            f"current trick: player_{s.leader} led {card_label(s.lead, n, uni)}; "
+            f"player_{s.player} to follow"
+        )
     else:
         lines.append(f"player_{s.player} to lead")
     return "\n".join(lines)

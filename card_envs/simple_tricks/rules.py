@@ -17,34 +17,36 @@ NUM_PLAYERS = 2
 class TricksState(State):
     """A deal in progress.
 
-    hands: each seat's remaining cards in dealt order; in_hand: the same as a
-    (2, 2N) int8 membership table; played_by: (2, 2N) cards each seat played in
-    completed tricks; lead/leader: the card led in the current trick (-1: none)
-    and who led it; tricks: tricks won per seat; last_trick: (leader, led card,
-    followed card, winner) of the last completed trick, or None.
+    hands: each seat's remaining cards in dealt order. planes: (2, 8N) int8, for
+    each seat four card planes of what it knows, kept up to date card by card:
+    [my hand | opponent's hand | I played (completed tricks) | opponent played].
+    lead/leader: the card led in the current trick (-1: none) and who led it;
+    tricks: tricks won per seat; last_trick: (leader, led card, followed card,
+    winner) of the last completed trick, or None.
     """
 
-    __slots__ = ("hands", "in_hand", "played_by", "lead", "leader", "tricks", "last_trick")
-    _deep = ("hands", "in_hand", "played_by", "tricks")
+    __slots__ = ("hands", "planes", "lead", "leader", "tricks", "last_trick")
+    _deep = ("hands", "planes", "tricks")
+
+
+# Offsets of the four card planes inside a seat's row of ``planes``, in units of 2N.
+HAND, OPPONENT_HAND, MY_PLAYED, OPPONENT_PLAYED = 0, 1, 2, 3
 
 
 class TricksView(View):
     """What one seat knows: its own hand (in order), every played card, the trick in progress.
 
-    The opponent's remaining cards are known by elimination (every card is dealt),
-    so ``opponent_cards`` gives them; their order is hidden.
+    ``planes`` is the seat's row of the state's card planes (see TricksState). The
+    opponent's remaining cards are known by elimination (every card is dealt); their
+    order is hidden.
     """
 
-    __slots__ = ("num_values", "hand", "in_hand", "my_played", "opponent_played", "lead",
-                 "leader", "tricks", "last_trick", "to_act")
+    __slots__ = ("num_values", "hand", "planes", "lead", "leader", "tricks", "last_trick", "to_act")
 
-    def opponent_cards(self) -> np.ndarray:
-        """int8 membership of the cards the opponent still holds."""
-        known = self.in_hand + self.my_played + self.opponent_played
-        out = (known == 0).astype(np.int8)
-        if self.lead >= 0:
-            out[self.lead] = 0
-        return out
+    def plane(self, which: int) -> np.ndarray:
+        """One of the seat's card planes (HAND, OPPONENT_HAND, MY_PLAYED, OPPONENT_PLAYED)."""
+        c = 2 * self.num_values
+        return self.planes[which * c : (which + 1) * c]
 
 
 class SimpleTricks(Game):
@@ -73,13 +75,14 @@ class SimpleTricks(Game):
         return self.deal([deck[: self.num_values].tolist(), deck[self.num_values :].tolist()])
 
     def deal(self, hands: list[list[int]], player: int = 0) -> TricksState:
-        """A state with the given hands (in order) and ``player`` to lead; for tests and duplicates."""
+        """A state with the given hands (in order) and ``player`` to lead (for tests)."""
+        c = self.num_cards
         s = TricksState(player)
         s.hands = [list(h) for h in hands]
-        s.in_hand = np.zeros((NUM_PLAYERS, self.num_cards), dtype=np.int8)
+        s.planes = np.zeros((NUM_PLAYERS, 4 * c), dtype=np.int8)
         for p, hand in enumerate(s.hands):
-            s.in_hand[p, hand] = 1
-        s.played_by = np.zeros((NUM_PLAYERS, self.num_cards), dtype=np.int8)
+            s.planes[p, hand] = 1
+            s.planes[1 - p, [c + card for card in hand]] = 1
         s.lead = -1
         s.leader = player
         s.tricks = [0, 0]
@@ -87,7 +90,7 @@ class SimpleTricks(Game):
         return s
 
     def _legal_mask(self, s: TricksState) -> np.ndarray:
-        hand = s.in_hand[s.player]
+        hand = s.planes[s.player, : self.num_cards]
         if s.lead < 0:
             return hand.copy()
         n = self.num_values
@@ -100,9 +103,11 @@ class SimpleTricks(Game):
         return mask
 
     def _apply(self, s: TricksState, card: int, rng: np.random.Generator) -> np.ndarray | None:
-        p = s.player
+        p, c = s.player, self.num_cards
         s.hands[p].remove(card)
-        s.in_hand[p, card] = 0
+        planes = s.planes
+        planes[p, card] = 0
+        planes[1 - p, c + card] = 0
         if s.lead < 0:
             s.lead, s.leader, s.player = card, p, 1 - p
             return None
@@ -110,8 +115,10 @@ class SimpleTricks(Game):
         lead, leader = s.lead, s.leader
         follows = card // n == lead // n
         winner = p if follows and card % n > lead % n else leader
-        s.played_by[leader, lead] = 1
-        s.played_by[p, card] = 1
+        planes[leader, MY_PLAYED * c + lead] = 1
+        planes[1 - leader, OPPONENT_PLAYED * c + lead] = 1
+        planes[p, MY_PLAYED * c + card] = 1
+        planes[1 - p, OPPONENT_PLAYED * c + card] = 1
         s.tricks[winner] += 1
         s.last_trick = (leader, lead, card, winner)
         s.lead = -1
@@ -128,9 +135,7 @@ class SimpleTricks(Game):
         v.legal = self.legal_mask(s) if v.to_act else self._zero_mask
         v.num_values = self.num_values
         v.hand = s.hands[player]
-        v.in_hand = s.in_hand[player]
-        v.my_played = s.played_by[player]
-        v.opponent_played = s.played_by[1 - player]
+        v.planes = s.planes[player]
         v.lead = s.lead
         v.leader = s.leader
         v.tricks = (s.tricks[player], s.tricks[1 - player])
@@ -138,20 +143,25 @@ class SimpleTricks(Game):
         return v
 
     def check_invariants(self, s: TricksState) -> None:
-        seen = [c for hand in s.hands for c in hand]
-        seen += np.flatnonzero(s.played_by.sum(axis=0)).tolist()
+        c = self.num_cards
+        played = [s.planes[p, MY_PLAYED * c : (MY_PLAYED + 1) * c] for p in range(NUM_PLAYERS)]
+        seen = [card for hand in s.hands for card in hand]
+        seen += np.flatnonzero(played[0] + played[1]).tolist()
         if s.lead >= 0:
             seen.append(s.lead)
-        assert sorted(seen) == list(range(self.num_cards)), "every card is in one place"
+        assert sorted(seen) == list(range(c)), "every card is in one place"
         for p in range(NUM_PLAYERS):
-            assert sorted(s.hands[p]) == np.flatnonzero(s.in_hand[p]).tolist(), "hand tables agree"
-        completed = int(s.played_by.sum()) // 2
-        assert sum(s.tricks) == completed, "one trick counted per completed trick"
-        assert s.played_by.max() <= 1 and (s.played_by[0] & s.played_by[1]).sum() == 0
+            assert sorted(s.hands[p]) == np.flatnonzero(s.planes[p, :c]).tolist(), "hand plane"
+            assert np.array_equal(s.planes[1 - p, c : 2 * c], s.planes[p, :c]), "opponent plane"
+            assert np.array_equal(s.planes[1 - p, 3 * c :], played[p]), "opponent played plane"
+        assert max(played[0].max(), played[1].max()) <= 1 and not (played[0] & played[1]).any()
+        assert sum(s.tricks) == int(played[0].sum() + played[1].sum()) // 2, "one per trick"
         sizes = sorted(len(h) for h in s.hands)
         assert sizes[1] - sizes[0] <= 1, "hands shrink one card per play"
 
-    def randomize_hidden(self, s: TricksState, player: int, rng: np.random.Generator) -> TricksState:
+    def randomize_hidden(
+        self, s: TricksState, player: int, rng: np.random.Generator
+    ) -> TricksState:
         # Every card is dealt, so the only thing hidden is the order of the opponent's hand.
         new = s.copy()
         other = new.hands[1 - player]
@@ -174,7 +184,10 @@ class SimpleTricks(Game):
         n = self.num_values
         return [
             (f"0-{n - 1}", f"play the colour-0 card of value 0..{n - 1} (index = value)"),
-            (f"{n}-{2 * n - 1}", f"play the colour-1 card of value 0..{n - 1} (index = {n} + value)"),
+            (
+                f"{n}-{2 * n - 1}",
+                f"play the colour-1 card of value 0..{n - 1} (index = {n} + value)",
+            ),
         ]
 
 

@@ -117,8 +117,12 @@ def test_duplicate_first_play_against_itself_draws_every_pair():
 
 def test_duplicate_pair_goes_to_more_tricks_with_the_same_hand(monkeypatch):
     # Game A: A (seat 0, hand 0) takes 6 tricks. Game B: B (seat 0, hand 0) takes 5.
-    records = iter([GameRecord(np.zeros(2), np.array([6.0, 4.0]), 20, False),
-                    GameRecord(np.zeros(2), np.array([5.0, 5.0]), 20, False)])
+    records = iter(
+        [
+            GameRecord(np.zeros(2), np.array([6.0, 4.0]), 20, False),
+            GameRecord(np.zeros(2), np.array([5.0, 5.0]), 20, False),
+        ]
+    )
     monkeypatch.setattr("card_envs.core.evaluation.play_game", lambda *a, **k: next(records))
     result = duplicate_evaluate(SimpleTricks(), FirstPlayAgent(), FirstPlayAgent(), 1)
     assert (result.tallies[0].wins, result.tallies[1].losses) == (1, 1)
@@ -136,8 +140,12 @@ def test_heuristic_leads_a_card_that_cannot_be_beaten():
     n = 4
     game = SimpleTricks(num_values=n)
     # The opponent holds 0S 2S 0H 1H: 3S, 2H and 3H are sure winners, 1S is not; lead the lowest.
-    s = game.deal([[card(1, 0, n), card(3, 0, n), card(2, 1, n), card(3, 1, n)],
-                   [card(0, 0, n), card(2, 0, n), card(0, 1, n), card(1, 1, n)]])
+    s = game.deal(
+        [
+            [card(1, 0, n), card(3, 0, n), card(2, 1, n), card(3, 1, n)],
+            [card(0, 0, n), card(2, 0, n), card(0, 1, n), card(1, 1, n)],
+        ]
+    )
     assert HeuristicAgent().act(game.view(s, 0), RNG) == card(2, 1, n)
 
 
