@@ -56,7 +56,7 @@ def lowest_legal(mask: np.ndarray) -> int:
 
 
 def make_agent(spec: GameSpec, agent: Any, game: Game) -> Agent:
-    """An agent from a name (``random`` or one of the game's rule agents) or an Agent itself.
+    """An agent from a name (``random``, a rule agent, ``model:PATH``, ``best``) or an Agent.
 
     Raises ValueError naming the valid names for an unknown one.
     """
@@ -68,7 +68,15 @@ def make_agent(spec: GameSpec, agent: Any, game: Game) -> Agent:
         return RandomAgent(game)
     if agent in spec.agents:
         return spec.agents[agent](game)
-    names = ["random", *spec.agents]
+    if agent.startswith("model:") or agent == "best":
+        try:
+            from card_envs.rl.policy_agent import load_model_agent
+        except ImportError as err:
+            raise ValueError(
+                f"agent {agent!r} needs the train extra (pip install 'card-envs[train]'): {err}"
+            ) from err
+        return load_model_agent(spec, agent, game)
+    names = ["random", *spec.agents, "model:PATH", "best"]
     raise ValueError(
         f"unknown agent {agent!r} for {spec.env_name}; choose one of {', '.join(names)}"
     )

@@ -80,6 +80,7 @@ class Tally:
     losses: int = 0
     payoff_sum: float = 0.0
     score_sum: float = 0.0
+    score_sq_sum: float = 0.0
     scored: int = 0
 
     def add(self, payoff: float, score: float | None = None) -> None:
@@ -92,6 +93,7 @@ class Tally:
         self.payoff_sum += payoff
         if score is not None:
             self.score_sum += score
+            self.score_sq_sum += score * score
             self.scored += 1
 
     @property
@@ -116,6 +118,15 @@ class Tally:
     def mean_score(self) -> float | None:
         return self.score_sum / self.scored if self.scored else None
 
+    def score_interval(self) -> tuple[float, float]:
+        """A 95% normal-approximation interval for the mean score."""
+        n, mean = self.scored, self.mean_score or 0.0
+        if n < 2:
+            return (mean, mean)
+        var = max(0.0, (self.score_sq_sum - n * mean * mean) / (n - 1))
+        half = Z95 * math.sqrt(var / n)
+        return (mean - half, mean + half)
+
     def summary(self) -> str:
         w, wl, wh = self.rate("wins")
         d, _, _ = self.rate("draws")
@@ -128,7 +139,8 @@ class Tally:
             f"mean payoff {self.mean_payoff:+.3f}"
         )
         if self.mean_score is not None:
-            text += f"  mean score {self.mean_score:.2f}"
+            low, high = self.score_interval()
+            text += f"  mean score {self.mean_score:.2f} [{low:.2f}, {high:.2f}]"
         return text
 
 

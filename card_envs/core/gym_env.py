@@ -38,7 +38,9 @@ class SingleAgentEnv(gym.Env):
     Args:
         spec, game, encoder: the game's spec, rules object and observation encoder.
         opponent: an agent name or Agent for every other seat, or a sequence with one
-            entry per other seat (in seat order, skipping the learner).
+            entry per other seat, relative to the learner: the seat after the learner's
+            first (so in team games the entries of the learner's teammates stay put
+            whatever seat the learner gets).
         learner_seat: the learner's seat, or None for a uniformly random seat each episode.
         render_mode: ``"ansi"`` (render returns the table as text) or ``"human"`` (prints it).
         dict_obs: observation as ``{"observation", "action_mask"}`` instead of the flat vector.
@@ -161,7 +163,7 @@ class SingleAgentEnv(gym.Env):
         earned = 0.0
         while not (state.terminal or state.truncated) and state.player != seat:
             p = state.player
-            agent = self.opponents[p if p < seat else p - 1]
+            agent = self.opponents[(p - seat) % self.game.num_players - 1]
             action = agent.act(game.view(state, p), rng)
             if not game.legal_mask(state)[action]:
                 game.check_action(state, action)

@@ -1,0 +1,54 @@
+"""Evaluate a trained model against an agent: win / draw / loss with 95% intervals.
+
+    python -m baselines.evaluate runs/.../model.zip --env thirty_one_v0 --opponent greedy
+    python -m baselines.evaluate best --env simple_tricks_v0 --opponent first_play --games 2000
+
+The model plays greedily (its most likely legal action) against ``--opponent`` in every
+other seat (``--team``: in the opposing team), seats rotated; two-player games use
+duplicate deals (every deal played twice with seats swapped) unless ``--no-duplicate``.
+MODEL is a model.zip (with its model.json beside it) or ``best``, the shipped model.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+from baselines.common import evaluate_agent, game_config
+from card_envs.core.agents import make_agent
+from card_envs.registry import load_spec
+from card_envs.rl.policy_agent import read_meta, shipped_model
+
+
+def main(argv: list[str] | None = None) -> int:
+    p = argparse.ArgumentParser(prog="python -m baselines.evaluate",
+                                description=__doc__.split("\n")[0])
+    p.add_argument("model", help="path to model.zip, or 'best'")
+    p.add_argument("--env", required=True, help="env name, e.g. thirty_one_v0")
+    p.add_argument("--opponent", default="random", help="agent name, model:PATH or best")
+    p.add_argument("--games", type=int, default=1000, help="games (pairs when duplicate)")
+    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--no-duplicate", action="store_true", help="two-player games: plain games")
+    p.add_argument("--team", action="store_true", help="the model plays every seat of its team")
+    args = p.parse_args(argv)
+    try:
+        spec = load_spec(args.env)
+        path = shipped_model(spec.env_name) if args.model == "best" else args.model
+        if path is None:
+            raise ValueError(f"no trained model ships for {spec.env_name}")
+        meta = read_meta(path)
+        game = spec.make_game(**meta.get("game_args", {}))
+        agent = make_agent(spec, f"model:{path}", game)
+        team = args.team or game_config(spec.env_name).get("team", False)
+        result = evaluate_agent(spec, game, agent, args.opponent, args.games, args.seed,
+                                duplicate=not args.no_duplicate, team=team)
+    except ValueError as err:
+        print(f"error: {err}", file=sys.stderr)
+        return 2
+    print(f"{spec.env_name} {game!r}: {path} ({meta['algo']}, {meta.get('timesteps')} steps)")
+    print(result.summary())
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

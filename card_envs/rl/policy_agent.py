@@ -1,0 +1,143 @@
+"""Trained models as agents, and saving/loading them with what is needed to use them.
+
+A model is saved as ``NAME.zip`` (the SB3 file) next to ``NAME.json``: the algorithm,
+the env name, the rules arguments it was trained with and the observation encoding.
+``load_model_agent(spec, "model:PATH", game)`` gives an agent that plays any seat of
+``game``; ``"best"`` loads the model shipped for that game (``baselines/models/``).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from importlib import resources
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import torch as th
+
+from card_envs.core.agents import BaseAgent
+from card_envs.core.game import Game, View
+
+ALGOS = ("maskable_ppo", "dqn")
+
+
+def algo_class(algo: str):
+    """The SB3 class of an algorithm name."""
+    if algo == "maskable_ppo":
+        from sb3_contrib import MaskablePPO
+
+        return MaskablePPO
+    if algo == "dqn":
+        from card_envs.rl.masked_dqn import MaskedDQN
+
+        return MaskedDQN
+    raise ValueError(f"unknown algorithm {algo!r}; choose one of {', '.join(ALGOS)}")
+
+
+class PolicyAgent(BaseAgent):
+    """Plays with a trained SB3 policy: encodes its seat's view and picks a legal action.
+
+    ``deterministic`` picks the most likely (PPO) or highest-valued (DQN) legal action;
+    otherwise PPO samples from its masked distribution.
+    """
+
+    name = "model"
+
+    def __init__(self, game: Game, encoder, policy, algo: str, deterministic: bool = True,
+                 label: str = "model"):
+        super().__init__(game)
+        self.encoder = encoder
+        self.policy = policy
+        self.algo = algo
+        self.deterministic = deterministic
+        self.name = label
+
+    def act(self, view: View, rng: np.random.Generator) -> int:
+        obs = th.as_tensor(self.encoder.encode(view)).unsqueeze(0)
+        mask = view.legal
+        with th.no_grad():
+            if self.algo == "dqn":
+                q = self.policy.q_net({"observation": obs, "action_mask": th.as_tensor(mask)[None]})
+                q = q[0].numpy()
+                return int(np.flatnonzero(mask)[np.argmax(q[mask > 0])])
+            dist = self.policy.get_distribution(obs, action_masks=mask[None, :].astype(bool))
+            if self.deterministic:
+                return int(dist.mode()[0])
+            probs = dist.distribution.probs[0].numpy().astype(np.float64)
+            probs /= probs.sum()
+            return int(rng.choice(len(probs), p=probs))
+
+    def __repr__(self) -> str:
+        return f"PolicyAgent({self.name!r}, {self.algo})"
+
+
+def save_model(model, path: Path, meta: dict[str, Any]) -> None:
+    """Write ``path.zip`` and ``path.json`` atomically (a crash never leaves half a file)."""
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_name(path.name + ".tmp.zip")
+    model.save(tmp)
+    os.replace(tmp, path.with_suffix(".zip"))
+    write_json(path.with_suffix(".json"), meta)
+
+
+def write_json(path: Path, data: Any) -> None:
+    """Write JSON through a temporary file and a rename."""
+    path = Path(path)
+    tmp = path.with_name(path.name + ".tmp")
+    tmp.write_text(json.dumps(data, indent=2, sort_keys=True) + "\n")
+    os.replace(tmp, path)
+
+
+def read_meta(path: Path) -> dict[str, Any]:
+    meta_path = Path(path).with_suffix(".json")
+    if not meta_path.exists():
+        raise ValueError(f"{meta_path} is missing: a model needs its metadata file beside it")
+    return json.loads(meta_path.read_text())
+
+
+def shipped_model(env_name: str) -> Path | None:
+    """The model shipped for ``env_name`` in baselines/models/, or None."""
+    try:
+        root = resources.files("baselines") / "models"
+    except ModuleNotFoundError:
+        return None
+    path = Path(str(root)) / f"{env_name}.zip"
+    return path if path.exists() else None
+
+
+def load_policy(path: Path):
+    """The policy of a saved model, on the CPU, in evaluation mode, and its metadata."""
+    path = Path(path).with_suffix(".zip")
+    if not path.exists():
+        raise ValueError(f"no model file {path}")
+    meta = read_meta(path)
+    model = algo_class(meta["algo"]).load(path, device="cpu")
+    model.policy.set_training_mode(False)
+    return model.policy, meta
+
+
+def load_model_agent(spec, name: str, game: Game, deterministic: bool = True) -> BaseAgent:
+    """An agent from ``model:PATH`` or ``best`` (the shipped model; ValueError if none)."""
+    if name == "best":
+        path = shipped_model(spec.env_name)
+        if path is None:
+            raise ValueError(f"no trained model ships for {spec.env_name}")
+    else:
+        path = Path(name.removeprefix("model:"))
+    policy, meta = load_policy(path)
+    if meta["env"] != spec.env_name:
+        raise ValueError(f"{path} was trained on {meta['env']}, not {spec.env_name}")
+    encoder = spec.encoders[meta.get("obs_encoding", "default")](game)
+    expected = policy.observation_space
+    size = expected["observation"].shape[0] if hasattr(expected, "spaces") else expected.shape[0]
+    if size != encoder.size or policy.action_space.n != game.num_actions:
+        raise ValueError(
+            f"{path} expects observations of {size} and {policy.action_space.n} actions; "
+            f"this game has {encoder.size} and {game.num_actions} ({game!r}; the model was "
+            f"trained with {meta.get('game_args', {})})"
+        )
+    label = "best" if name == "best" else f"model:{Path(path).stem}"
+    return PolicyAgent(game, encoder, policy, meta["algo"], deterministic, label)
