@@ -42,9 +42,20 @@ def game_config(name: str) -> dict[str, Any]:
     games = load_yaml("games.yaml")
     if name not in games:
         raise ValueError(f"no baseline setting {name!r}; configured: {', '.join(games)}")
-    return {"env": name, "env_kwargs": {}, "opponent": "random", "eval_opponents": ["random"],
-            "duplicate": False, "team": False, "mix": None, "teammate": None, "source": "",
-            "targets": [], **games[name], "setting": name}
+    return {
+        "env": name,
+        "env_kwargs": {},
+        "opponent": "random",
+        "eval_opponents": ["random"],
+        "duplicate": False,
+        "team": False,
+        "mix": None,
+        "teammate": None,
+        "source": "",
+        "targets": [],
+        **games[name],
+        "setting": name,
+    }
 
 
 def hyperparams(algo: str, env_name: str, budget: str) -> dict[str, Any]:
@@ -66,8 +77,15 @@ def hyperparams(algo: str, env_name: str, budget: str) -> dict[str, Any]:
 
 def versions() -> dict[str, str]:
     out = {"python": platform.python_version()}
-    for dist in ("card-envs", "numpy", "torch", "stable-baselines3", "sb3-contrib", "gymnasium",
-                 "pettingzoo"):
+    for dist in (
+        "card-envs",
+        "numpy",
+        "torch",
+        "stable-baselines3",
+        "sb3-contrib",
+        "gymnasium",
+        "pettingzoo",
+    ):
         try:
             out[dist] = metadata.version(dist)
         except metadata.PackageNotFoundError:
@@ -148,8 +166,9 @@ def model_lineup(agent, rivals, team: bool) -> list:
     return [agent, *rivals]
 
 
-def evaluate_agent(spec, game, agent, opponent, games: int, seed: int, duplicate: bool,
-                   team: bool) -> MatchResult:
+def evaluate_agent(
+    spec, game, agent, opponent, games: int, seed: int, duplicate: bool, team: bool
+) -> MatchResult:
     """``agent`` against ``opponent`` (a name or an agent) in every other seat (or team),
     seats rotated; duplicate deals when ``duplicate`` and the game has two players.
 
@@ -169,15 +188,19 @@ def evaluate_agent(spec, game, agent, opponent, games: int, seed: int, duplicate
 def result_row(result: MatchResult, opponent: str) -> dict[str, Any]:
     """The model's line of a MatchResult as plain numbers (rates with 95% intervals)."""
     t = result.tallies[0]
-    row = {"opponent": opponent, "games": t.games, "kind": result.kind,
-           "mean_length": round(result.mean_length, 2), "truncated": result.truncated}
+    row = {
+        "opponent": opponent,
+        "games": t.games,
+        "kind": result.kind,
+        "mean_length": round(result.mean_length, 2),
+        "truncated": result.truncated,
+    }
     for what in ("wins", "draws", "losses"):
         rate, low, high = t.rate(what)
         row[what] = t.__getattribute__(what)
         row[f"{what}_rate"], row[f"{what}_low"], row[f"{what}_high"] = rate, low, high
     dec, dlow, dhigh = t.decided()
-    row.update(decided_rate=dec, decided_low=dlow, decided_high=dhigh,
-               mean_payoff=t.mean_payoff)
+    row.update(decided_rate=dec, decided_low=dlow, decided_high=dhigh, mean_payoff=t.mean_payoff)
     if t.mean_score is not None:
         row["mean_score"] = t.mean_score
         row["score_low"], row["score_high"] = t.score_interval()

@@ -21,8 +21,9 @@ from card_envs.rl.policy_agent import read_meta, shipped_model
 
 
 def main(argv: list[str] | None = None) -> int:
-    p = argparse.ArgumentParser(prog="python -m baselines.evaluate",
-                                description=__doc__.split("\n")[0])
+    p = argparse.ArgumentParser(
+        prog="python -m baselines.evaluate", description=__doc__.split("\n")[0]
+    )
     p.add_argument("model", help="path to model.zip, or 'best'")
     p.add_argument("--env", required=True, help="env name, e.g. thirty_one_v0")
     p.add_argument("--opponent", default="random", help="agent name, model:PATH or best")
@@ -40,8 +41,16 @@ def main(argv: list[str] | None = None) -> int:
         game = spec.make_game(**meta.get("game_args", {}))
         agent = make_agent(spec, f"model:{path}", game)
         team = args.team or game_config(spec.env_name).get("team", False)
-        result = evaluate_agent(spec, game, agent, args.opponent, args.games, args.seed,
-                                duplicate=not args.no_duplicate, team=team)
+        result = evaluate_agent(
+            spec,
+            game,
+            agent,
+            args.opponent,
+            args.games,
+            args.seed,
+            duplicate=not args.no_duplicate,
+            team=team,
+        )
     except ValueError as err:
         print(f"error: {err}", file=sys.stderr)
         return 2

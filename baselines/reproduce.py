@@ -25,7 +25,8 @@ from pathlib import Path
 from typing import Any
 
 from baselines.common import BUDGETS, Run, game_config, settings, spec_and_game
-from baselines.train import build_config, parser as train_parser, train
+from baselines.train import build_config, train
+from baselines.train import parser as train_parser
 from card_envs.core.agents import make_agent
 from card_envs.core.evaluation import Z95, evaluate, wilson
 from card_envs.rl.policy_agent import ALGOS
@@ -38,10 +39,23 @@ ALGO_NAMES = {"maskable_ppo": "MaskablePPO", "dqn": "DQN (masked)"}
 def _train_job(job: tuple[str, str, int, str, str]) -> str:
     setting, algo, seed, budget, runs = job
     args = train_parser().parse_args(
-        ["--env", setting, "--algo", algo, "--seed", str(seed), "--budget", budget,
-         "--runs", runs, "--no-progress"])
-    command = (f"python -m baselines.train --env {setting} --algo {algo} --seed {seed} "
-               f"--budget {budget}")
+        [
+            "--env",
+            setting,
+            "--algo",
+            algo,
+            "--seed",
+            str(seed),
+            "--budget",
+            budget,
+            "--runs",
+            runs,
+            "--no-progress",
+        ]
+    )
+    command = (
+        f"python -m baselines.train --env {setting} --algo {algo} --seed {seed} --budget {budget}"
+    )
     run = Run.create(Path(runs), build_config(args), command)
     train(run, progress=False)
     return str(run.path)
@@ -102,8 +116,12 @@ def check_target(target: dict, results: dict, setting: str, games: int) -> tuple
 
 def target_text(target: dict) -> str:
     algo = ALGO_NAMES[target["algo"]]
-    metric = {"wins_rate": "win rate", "decided_rate": "wins of decided games",
-              "losses_rate": "loss rate", "mean_score": "mean score"}[target["metric"]]
+    metric = {
+        "wins_rate": "win rate",
+        "decided_rate": "wins of decided games",
+        "losses_rate": "loss rate",
+        "mean_score": "mean score",
+    }[target["metric"]]
     if "beats_agent" in target:
         return f"{algo}: {metric} above `{target['beats_agent']}`'s"
     if "below" in target:
@@ -112,8 +130,7 @@ def target_text(target: dict) -> str:
 
 
 def _pct(row: dict, what: str) -> str:
-    return (f"{row[f'{what}_rate']:.1%} [{row[f'{what}_low']:.1%}, "
-            f"{row[f'{what}_high']:.1%}]")
+    return f"{row[f'{what}_rate']:.1%} [{row[f'{what}_low']:.1%}, {row[f'{what}_high']:.1%}]"
 
 
 def setting_section(setting: str, runs: list[dict], img: str | None, final_games: int) -> list[str]:
@@ -121,16 +138,26 @@ def setting_section(setting: str, runs: list[dict], img: str | None, final_games
     lines = [f"## `{setting}`", ""]
     args = ", ".join(f"{k}={v!r}" for k, v in cfg["env_kwargs"].items()) or "default rules"
     opp = cfg["opponent"]
-    lines.append(f"Rules: {args}. Training opponent: `{opp}`"
-                 + (f" (mixed with `{cfg['mix']}`)" if cfg.get("mix") else "") + ". "
-                 + ("Duplicate deals (each deal twice, seats swapped; a pair is won by taking "
-                    "more in total). " if cfg["duplicate"] else "")
-                 + ("The model plays every seat of its team. " if cfg["team"] else ""))
+    lines.append(
+        f"Rules: {args}. Training opponent: `{opp}`"
+        + (f" (mixed with `{cfg['mix']}`)" if cfg.get("mix") else "")
+        + ". "
+        + (
+            "Duplicate deals (each deal twice, seats swapped; a pair is won by taking "
+            "more in total). "
+            if cfg["duplicate"]
+            else ""
+        )
+        + ("The model plays every seat of its team. " if cfg["team"] else "")
+    )
     if cfg["source"]:
         lines += ["", f"Source: {cfg['source']}."]
-    lines += ["", "| algorithm | opponent | runs x games | win [95% CI] | draw | loss [95% CI] "
-              "| won of decided [95% CI] | mean score [95% CI] | per seed |",
-              "|---|---|---|---|---|---|---|---|---|"]
+    lines += [
+        "",
+        "| algorithm | opponent | runs x games | win [95% CI] | draw | loss [95% CI] "
+        "| won of decided [95% CI] | mean score [95% CI] | per seed |",
+        "|---|---|---|---|---|---|---|---|---|",
+    ]
     results: dict[str, dict[str, dict]] = {}
     for algo in ALGOS:
         algo_runs = [r for r in runs if r["algo"] == algo]
@@ -140,14 +167,19 @@ def setting_section(setting: str, runs: list[dict], img: str | None, final_games
             rows = [next(x for x in r["results"] if x["opponent"] == opponent) for r in algo_runs]
             row = pooled(rows)
             results.setdefault(algo, {})[opponent] = row
-            score = (f"{row['mean_score']:.2f} [{row['score_low']:.2f}, {row['score_high']:.2f}]"
-                     if "mean_score" in row else "")
-            per_seed = ", ".join(f"{x:.2f}" if "mean_score" in row else f"{x:.0%}"
-                                 for x in row["per_seed"])
+            score = (
+                f"{row['mean_score']:.2f} [{row['score_low']:.2f}, {row['score_high']:.2f}]"
+                if "mean_score" in row
+                else ""
+            )
+            per_seed = ", ".join(
+                f"{x:.2f}" if "mean_score" in row else f"{x:.0%}" for x in row["per_seed"]
+            )
             lines.append(
                 f"| {ALGO_NAMES[algo]} | `{opponent}` | {len(rows)} x {rows[0]['games']} "
                 f"| {_pct(row, 'wins')} | {row['draws_rate']:.1%} | {_pct(row, 'losses')} "
-                f"| {_pct(row, 'decided')} | {score} | {per_seed} |")
+                f"| {_pct(row, 'decided')} | {score} | {per_seed} |"
+            )
     lines += ["", "| algorithm | seed | timesteps | wall time |", "|---|---|---|---|"]
     for r in runs:
         wall = f"{r['wall_s']:.0f} s" if r["wall_s"] < 120 else f"{r['wall_s'] / 60:.1f} min"
@@ -156,8 +188,9 @@ def setting_section(setting: str, runs: list[dict], img: str | None, final_games
         lines += ["", "Targets at this budget:", ""]
         for target in cfg["targets"]:
             ok, detail = check_target(target, results, setting, final_games)
-            lines.append(f"- {target_text(target)}: **{'reached' if ok else 'not reached'}** "
-                         f"({detail})")
+            lines.append(
+                f"- {target_text(target)}: **{'reached' if ok else 'not reached'}** ({detail})"
+            )
     if img:
         lines += ["", f"![learning curves of {setting}]({img})"]
     return lines + [""]
@@ -175,10 +208,14 @@ def plot_curves(setting: str, runs: list[dict], path: Path) -> None:
         if not curve:
             continue
         key = "mean_score" if "mean_score" in curve[0] and r["solo"] else "wins_rate"
-        ax.plot([c["timesteps"] for c in curve], [c[key] for c in curve],
-                label=f"{ALGO_NAMES[r['algo']]} seed {r['seed']}")
-        ax.set_ylabel("mean score" if key == "mean_score" else
-                      f"win rate vs {curve[0]['opponent']}")
+        ax.plot(
+            [c["timesteps"] for c in curve],
+            [c[key] for c in curve],
+            label=f"{ALGO_NAMES[r['algo']]} seed {r['seed']}",
+        )
+        ax.set_ylabel(
+            "mean score" if key == "mean_score" else f"win rate vs {curve[0]['opponent']}"
+        )
     ax.set_xlabel("training steps")
     ax.set_title(setting)
     ax.legend(fontsize=7)
@@ -193,9 +230,17 @@ def collect(run_dir: str) -> dict[str, Any]:
     cfg = run.config
     ev = json.loads((run.path / "eval.json").read_text())
     spec, game = spec_and_game(cfg["env"], cfg["env_kwargs"])
-    return {"setting": cfg["setting"], "algo": cfg["algo"], "seed": cfg["seed"],
-            "timesteps": ev["timesteps"], "wall_s": ev["wall_s"], "results": ev["results"],
-            "curve": run.curve(), "path": run_dir, "solo": game.num_players == 1}
+    return {
+        "setting": cfg["setting"],
+        "algo": cfg["algo"],
+        "seed": cfg["seed"],
+        "timesteps": ev["timesteps"],
+        "wall_s": ev["wall_s"],
+        "results": ev["results"],
+        "curve": run.curve(),
+        "path": run_dir,
+        "solo": game.num_players == 1,
+    }
 
 
 def ship(setting: str, runs: list[dict]) -> None:
@@ -218,8 +263,9 @@ def ship(setting: str, runs: list[dict]) -> None:
 
 
 def main(argv: list[str] | None = None) -> int:
-    p = argparse.ArgumentParser(prog="python -m baselines.reproduce",
-                                description=__doc__.split("\n")[0])
+    p = argparse.ArgumentParser(
+        prog="python -m baselines.reproduce", description=__doc__.split("\n")[0]
+    )
     p.add_argument("--budget", choices=BUDGETS, default="quick")
     p.add_argument("--settings", nargs="*", help="settings of configs/games.yaml (default: all)")
     p.add_argument("--algos", nargs="*", choices=ALGOS, default=list(ALGOS))
@@ -228,8 +274,11 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--runs", help="runs folder (default runs/reproduce-<budget>)")
     p.add_argument("--out", help="markdown output (default: docs/baselines.md for full)")
     p.add_argument("--ship", action="store_true", help="copy the best models to baselines/models")
-    p.add_argument("--collect", action="store_true",
-                   help="skip training; rebuild the table from the finished runs in --runs")
+    p.add_argument(
+        "--collect",
+        action="store_true",
+        help="skip training; rebuild the table from the finished runs in --runs",
+    )
     args = p.parse_args(argv)
     chosen = args.settings or settings()
     seeds = args.seeds or (1 if args.budget == "quick" else 3)
@@ -238,13 +287,20 @@ def main(argv: list[str] | None = None) -> int:
     if args.collect:
         dirs = [str(d) for d in sorted(Path(runs_root).glob("*/*")) if (d / "eval.json").exists()]
     else:
-        jobs = [(s, a, seed, args.budget, runs_root) for s in chosen for a in args.algos
-                for seed in range(seeds)]
+        jobs = [
+            (s, a, seed, args.budget, runs_root)
+            for s in chosen
+            for a in args.algos
+            for seed in range(seeds)
+        ]
         dirs = run_all(jobs, args.jobs)
     runs = [collect(d) for d in dirs]
     full = args.budget == "full"
-    out = Path(args.out) if args.out else (ROOT / "docs" / "baselines.md" if full
-                                           else Path(runs_root) / "baselines.md")
+    out = (
+        Path(args.out)
+        if args.out
+        else (ROOT / "docs" / "baselines.md" if full else Path(runs_root) / "baselines.md")
+    )
     img_dir = out.parent / "img" if full else out.parent
     lines = [
         "# Baselines",

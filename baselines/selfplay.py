@@ -20,16 +20,25 @@ from pathlib import Path
 import numpy as np
 import torch as th
 
+from baselines.common import evaluate_agent
 from card_envs.core.agents import BaseAgent, make_agent
 from card_envs.rl.policy_agent import PolicyAgent
-from baselines.common import evaluate_agent
 
 
 class KingOfTheHill:
     """Holds the king (a frozen policy) and runs the challenger-vs-king tournaments."""
 
-    def __init__(self, spec, game, encoder, algo: str, games: int = 200, margin: float = 0.05,
-                 seed: int = 0, team: bool = False):
+    def __init__(
+        self,
+        spec,
+        game,
+        encoder,
+        algo: str,
+        games: int = 200,
+        margin: float = 0.05,
+        seed: int = 0,
+        team: bool = False,
+    ):
         self.spec, self.game, self.encoder, self.algo = spec, game, encoder, algo
         self.games, self.margin, self.seed, self.team = games, margin, seed, team
         self.king = None  # set by crown() once the learner exists
@@ -54,22 +63,29 @@ class KingOfTheHill:
         challenger = PolicyAgent(self.game, self.encoder, policy, self.algo, True, "challenger")
         king = self.king_agent(deterministic=True)
         seed = self.seed * 1000 + len(self.history)
-        result = evaluate_agent(self.spec, self.game, challenger, king, self.games, seed,
-                                duplicate=True, team=self.team)
+        result = evaluate_agent(
+            self.spec, self.game, challenger, king, self.games, seed, duplicate=True, team=self.team
+        )
         score = result.tallies[0].mean_payoff
         crowned = score > self.margin
         if crowned:
             self.crown(policy)
             self.reign += 1
-        record = {"timesteps": timesteps, "challenger_payoff": score, "crowned": crowned,
-                  "reign": self.reign}
+        record = {
+            "timesteps": timesteps,
+            "challenger_payoff": score,
+            "crowned": crowned,
+            "reign": self.reign,
+        }
         self.history.append(record)
         return record
 
     def save(self, path: Path) -> None:
         tmp = path.with_name(path.name + ".tmp")
-        th.save({"state_dict": self.king.state_dict(), "reign": self.reign,
-                 "history": self.history}, tmp)
+        th.save(
+            {"state_dict": self.king.state_dict(), "reign": self.reign, "history": self.history},
+            tmp,
+        )
         tmp.replace(path)
 
     def load(self, path: Path) -> None:
@@ -84,8 +100,9 @@ class SelfPlayOpponent(BaseAgent):
 
     name = "self"
 
-    def __init__(self, hill: KingOfTheHill, mix: str | None = None, mix_fraction: float = 0.0,
-                 seed: int = 0):
+    def __init__(
+        self, hill: KingOfTheHill, mix: str | None = None, mix_fraction: float = 0.0, seed: int = 0
+    ):
         super().__init__(hill.game)
         self.hill = hill
         self.king: PolicyAgent | None = None  # built on first use: the king comes later

@@ -51,10 +51,15 @@ def build_config(args: argparse.Namespace) -> dict[str, Any]:
     gcfg = game_config(args.env)
     hp = hyperparams(args.algo, gcfg["env"], args.budget)
     settings = {k: hp.pop(k) for k in SETTINGS if k in hp}
-    for key in ("timesteps", "n_envs", "eval_freq"):
+    for key in ("timesteps", "n_envs", "eval_freq", "eval_games", "final_games"):
         if getattr(args, key) is not None:
             settings[key] = getattr(args, key)
     opponent = args.opponent or gcfg["opponent"]
+    spec, game = spec_and_game(gcfg["env"], gcfg["env_kwargs"])
+    if opponent == "self" and game.num_players == 1:
+        raise ValueError(f"{spec.env_name} has one player: there is no self-play")
+    if opponent not in ("self", "solo"):
+        make_agent(spec, opponent, game)  # an unknown name fails here, before any run folder
     return {
         "env": gcfg["env"],
         "setting": gcfg["setting"],
@@ -97,8 +102,11 @@ class Trainer:
             teammate = n > 2 and offset % 2 == 0 and cfg["teammate"] == "self"
             if cfg["opponent"] == "self" or teammate:
                 mix, fraction = (None, 0.0) if teammate else parse_mix(cfg["mix"])
-                out.append(SelfPlayOpponent(self._hill(), mix, fraction,
-                                            seed=cfg["seed"] * 100 + index * 10 + offset))
+                out.append(
+                    SelfPlayOpponent(
+                        self._hill(), mix, fraction, seed=cfg["seed"] * 100 + index * 10 + offset
+                    )
+                )
             else:
                 out.append(make_agent(self.spec, cfg["opponent"], self.game))
         return out
@@ -107,8 +115,14 @@ class Trainer:
         if self.hill is None:
             if self.game.num_players < 2:
                 raise ValueError(f"{self.cfg['env']} has one player: there is no self-play")
-            self.hill = KingOfTheHill(self.spec, self.game, self.encoder, self.cfg["algo"],
-                                      seed=self.cfg["seed"], team=self.cfg["team"])
+            self.hill = KingOfTheHill(
+                self.spec,
+                self.game,
+                self.encoder,
+                self.cfg["algo"],
+                seed=self.cfg["seed"],
+                team=self.cfg["team"],
+            )
         return self.hill
 
     def _env_fn(self, index: int):
@@ -116,8 +130,12 @@ class Trainer:
         gym_env = self.spec.factories()[2]
 
         def make():
-            return gym_env(**cfg["env_kwargs"], obs_encoding=cfg["obs_encoding"],
-                           opponent=self._opponents(index), dict_obs=self.dict_obs)
+            return gym_env(
+                **cfg["env_kwargs"],
+                obs_encoding=cfg["obs_encoding"],
+                opponent=self._opponents(index),
+                dict_obs=self.dict_obs,
+            )
 
         return make
 
@@ -132,8 +150,9 @@ class Trainer:
                 model.load_replay_buffer(replay)
         else:
             policy = "MaskedDQNPolicy" if cfg["algo"] == "dqn" else "MlpPolicy"
-            model = cls(policy, self.env, seed=cfg["seed"], device="cpu", verbose=0,
-                        **cfg["hyperparams"])
+            model = cls(
+                policy, self.env, seed=cfg["seed"], device="cpu", verbose=0, **cfg["hyperparams"]
+            )
         if self.hill is not None:
             self.hill.crown(model.policy)  # the first king is the untrained learner
             king = self.run.path / "checkpoints" / "king.pt"
@@ -154,7 +173,9 @@ class CurveAndCheckpoints(BaseCallback):
         self.next_eval = (self.rows[-1]["timesteps"] if self.rows else 0) + self.cfg["eval_freq"]
         self.stop_at = stop_at
         latest = trainer.run.path / f"{CHECKPOINT}.json"
-        self.wall_before = json.loads(latest.read_text()).get("wall_s", 0.0) if latest.exists() else 0.0
+        self.wall_before = (
+            json.loads(latest.read_text()).get("wall_s", 0.0) if latest.exists() else 0.0
+        )
         self.started = time.time()
         # PPO trains between rollouts: a checkpoint is only whole at a rollout's start.
         self.on_policy = self.cfg["algo"] == "maskable_ppo"
@@ -190,13 +211,26 @@ class CurveAndCheckpoints(BaseCallback):
         opponent = self.cfg["opponent"]
         if opponent == "self":
             opponent = t.spec.strongest_agent
-        result = evaluate_agent(t.spec, t.game, agent, opponent, self.cfg["eval_games"],
-                                seed=10_000 + len(self.rows), duplicate=self.cfg["duplicate"],
-                                team=self.cfg["team"])
+        result = evaluate_agent(
+            t.spec,
+            t.game,
+            agent,
+            opponent,
+            self.cfg["eval_games"],
+            seed=10_000 + len(self.rows),
+            duplicate=self.cfg["duplicate"],
+            team=self.cfg["team"],
+        )
         row = {"timesteps": steps, "wall_s": round(self.wall(), 1)}
         full = result_row(result, opponent)
-        for key in ("opponent", "wins_rate", "draws_rate", "losses_rate", "mean_payoff",
-                    "mean_score"):
+        for key in (
+            "opponent",
+            "wins_rate",
+            "draws_rate",
+            "losses_rate",
+            "mean_payoff",
+            "mean_score",
+        ):
             if key in full:
                 row[key] = full[key]
         if t.hill is not None:
@@ -221,20 +255,28 @@ class CurveAndCheckpoints(BaseCallback):
 
 def checkpoint_meta(cfg: dict[str, Any], timesteps: int) -> dict[str, Any]:
     """The metadata saved beside a model: what it needs to be loaded and used."""
-    return {"env": cfg["env"], "algo": cfg["algo"], "game_args": cfg["env_kwargs"],
-            "obs_encoding": cfg["obs_encoding"], "timesteps": timesteps,
-            "opponent": cfg["opponent"], "seed": cfg["seed"]}
+    return {
+        "env": cfg["env"],
+        "algo": cfg["algo"],
+        "game_args": cfg["env_kwargs"],
+        "obs_encoding": cfg["obs_encoding"],
+        "timesteps": timesteps,
+        "opponent": cfg["opponent"],
+        "seed": cfg["seed"],
+    }
 
 
 def final_evaluation(trainer: Trainer, games: int, seed: int = 0) -> list[dict[str, Any]]:
     """The trained model (greedy) against every evaluation opponent, as result rows."""
     cfg = trainer.cfg
-    agent = PolicyAgent(trainer.game, trainer.encoder, trainer.model.policy, cfg["algo"], True,
-                        "model")
+    agent = PolicyAgent(
+        trainer.game, trainer.encoder, trainer.model.policy, cfg["algo"], True, "model"
+    )
     rows = []
     for opponent in cfg["eval_opponents"]:
-        result = evaluate_agent(trainer.spec, trainer.game, agent, opponent, games, seed,
-                                cfg["duplicate"], cfg["team"])
+        result = evaluate_agent(
+            trainer.spec, trainer.game, agent, opponent, games, seed, cfg["duplicate"], cfg["team"]
+        )
         rows.append(result_row(result, opponent))
         print(result.summary(), flush=True)
     return rows
@@ -247,16 +289,22 @@ def train(run: Run, progress: bool = True, stop_at: int | None = None) -> int:
     callback = CurveAndCheckpoints(trainer, stop_at)
     done = trainer.model.num_timesteps
     remaining = cfg["timesteps"] - done
-    print(f"{run.path}: {cfg['algo']} on {cfg['env']} vs {cfg['opponent']}, "
-          f"{done}/{cfg['timesteps']} steps done", flush=True)
+    print(
+        f"{run.path}: {cfg['algo']} on {cfg['env']} vs {cfg['opponent']}, "
+        f"{done}/{cfg['timesteps']} steps done",
+        flush=True,
+    )
     if remaining > 0:
         try:
-            trainer.model.learn(remaining, callback=callback, progress_bar=progress,
-                                reset_num_timesteps=done == 0)
+            trainer.model.learn(
+                remaining, callback=callback, progress_bar=progress, reset_num_timesteps=done == 0
+            )
         except KeyboardInterrupt:
             callback.checkpoint_on_interrupt()
-            print(f"\ninterrupted at {trainer.model.num_timesteps} steps; checkpoint saved. "
-                  f"Continue with: python -m baselines.train --resume {run.path}")
+            print(
+                f"\ninterrupted at {trainer.model.num_timesteps} steps; checkpoint saved. "
+                f"Continue with: python -m baselines.train --resume {run.path}"
+            )
             return 130
         if trainer.model.num_timesteps > (callback.rows[-1]["timesteps"] if callback.rows else 0):
             callback.evaluate_and_save()
@@ -264,14 +312,18 @@ def train(run: Run, progress: bool = True, stop_at: int | None = None) -> int:
     meta["wall_s"] = round(callback.wall(), 1)
     save_model(trainer.model, run.path / "model", meta)
     rows = final_evaluation(trainer, cfg["final_games"])
-    write_json(run.path / "eval.json", {"timesteps": trainer.model.num_timesteps,
-                                        "wall_s": meta["wall_s"], "results": rows})
+    write_json(
+        run.path / "eval.json",
+        {"timesteps": trainer.model.num_timesteps, "wall_s": meta["wall_s"], "results": rows},
+    )
     print(f"model: {run.path / 'model.zip'}")
     return 0
 
 
 def parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(prog="python -m baselines.train", description=__doc__.split("\n")[0])
+    p = argparse.ArgumentParser(
+        prog="python -m baselines.train", description=__doc__.split("\n")[0]
+    )
     p.add_argument("--env", help="env name (thirty_one_v0) or a setting of configs/games.yaml")
     p.add_argument("--algo", choices=ALGOS, default="maskable_ppo")
     p.add_argument("--opponent", help="agent name, model:PATH, best, or self (default: per game)")
@@ -281,6 +333,15 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--n-envs", dest="n_envs", type=int)
     p.add_argument("--eval-freq", dest="eval_freq", type=int, help="steps between checkpoints")
+    p.add_argument(
+        "--eval-games", dest="eval_games", type=int, help="games per learning-curve point"
+    )
+    p.add_argument(
+        "--final-games",
+        dest="final_games",
+        type=int,
+        help="games per opponent in the final evaluation",
+    )
     p.add_argument("--obs-encoding", dest="obs_encoding", default="default")
     p.add_argument("--runs", default="runs", help="folder for run folders")
     p.add_argument("--resume", metavar="RUN_DIR", help="continue an interrupted run")

@@ -5,12 +5,12 @@ from __future__ import annotations
 import numpy as np
 
 from card_envs.core.agents import BaseAgent
-from card_envs.ninety_eight_cards.rules import BOARD_JUMPS, END_TURN, CardsView
+from card_envs.ninety_eight_cards.rules import _PILE_INDEX, END_TURN, JUMPS, CardsView
 
 
 def jump_costs(v: CardsView) -> np.ndarray:
     """How far each pile*8+slot play moves its pile (negative for the tens trick), as (32,)."""
-    return np.rint(v.board[BOARD_JUMPS:] * 100).astype(np.int64)
+    return JUMPS[_PILE_INDEX, v.piles[:, None], v.slots].reshape(-1)
 
 
 class GreedyAgent(BaseAgent):

@@ -43,9 +43,9 @@ class DefaultEncoder(Encoder):
                 NUM_PILES * HAND_SIZE,
                 -1,
                 1,
-                "for action pile*8+slot: how far the pile would move, (card - top) / 100 on an "
-                "ascending pile, (top - card) / 100 on a descending one (-0.1 = the tens trick); "
-                "0 for an empty slot",
+                "for action pile*8+slot, the jump j the pile would make (card - top on an "
+                "ascending pile, top - card on a descending one; -10 = the tens trick) on a log "
+                "scale: sign(j) ln(1 + |j|) / ln(101); 0 for an empty slot",
             ),
             Piece("draw_pile", 1, 0, 1, f"cards left in the draw pile / {NUM_CARDS - HAND_SIZE}"),
             Piece("played", 1, 0, 1, f"cards played so far / {NUM_CARDS}"),

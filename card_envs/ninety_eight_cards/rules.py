@@ -37,15 +37,18 @@ for _pile, _up in enumerate(ASCENDING):
                 FITS[_pile, _top, _card] = _card > _top or _card == _top - 10
             else:
                 FITS[_pile, _top, _card] = _card < _top or _card == _top + 10
-# JUMPS[pile, top, card]: how far playing card moves the pile, / 100 (negative for the tens
-# trick, 0 for an empty slot); what the default observation and the greedy agent read.
+# JUMPS[pile, top, card]: how far playing card moves the pile (negative for the tens trick,
+# 0 for an empty slot). JUMP_FEATURES: the same on a log scale in [-1, 1],
+# sign * ln(1 + |jump|) / ln(101), which spreads the small jumps that matter; the default
+# observation and the board vector carry it.
 _VALUES = np.arange(101)
-JUMPS = np.zeros((NUM_PILES, 101, 101), dtype=np.float32)
+JUMPS = np.zeros((NUM_PILES, 101, 101), dtype=np.int64)
 for _pile, _up in enumerate(ASCENDING):
-    JUMPS[_pile, :, 1:] = (_VALUES[None, 1:] - _VALUES[:, None]) * (1 if _up else -1) / 100.0
+    JUMPS[_pile, :, 1:] = (_VALUES[None, 1:] - _VALUES[:, None]) * (1 if _up else -1)
+JUMP_FEATURES = (np.sign(JUMPS) * np.log1p(np.abs(JUMPS)) / np.log(101)).astype(np.float32)
 _PILE_INDEX = np.arange(NUM_PILES)[:, None]
 FITS_FLAT = FITS.reshape(-1)
-JUMPS_FLAT = JUMPS.reshape(-1)
+JUMP_FEATURES_FLAT = JUMP_FEATURES.reshape(-1)
 # Flat index of FITS[pile, top, card] (and JUMPS) = PILE_BASE[pile] + 101 * top + card.
 PILE_BASE = (np.arange(NUM_PILES) * 101 * 101)[:, None]
 PER_100 = (_VALUES / 100.0).astype(np.float32)
@@ -63,7 +66,7 @@ class CardsState(State):
     pile_rows: (4, 1) each pile's row offset in the flat FITS/JUMPS tables; move_index:
     (4, 8) flat table index of every pile x slot move; plays: int8 (32,) the playable
     pile*8 + slot moves; board: float32 (44,) what the player sees of piles and hand, as
-    [tops / 100 | slots / 100 | the JUMPS of the 32 moves]; in_draw: float32 (98,), 1 for
+    [tops / 100 | slots / 100 | the JUMP_FEATURES of the 32 moves]; in_draw: float32 (98,), 1 for
     each card (value - 2) still in the draw pile; played: cards on the piles; turn_played:
     cards played this turn (standard rules).
     """
@@ -169,7 +172,7 @@ class NinetyEightCards(Game):
         np.add(s.pile_rows, slots, out=s.move_index)
         moves = s.move_index.reshape(-1)
         s.plays = FITS_FLAT.take(moves)
-        JUMPS_FLAT.take(moves, out=s.board[BOARD_JUMPS:])
+        JUMP_FEATURES_FLAT.take(moves, out=s.board[BOARD_JUMPS:])
         PER_100.take(slots, out=s.board[BOARD_HAND:BOARD_JUMPS])
 
     def draw_pile_size(self, s: CardsState) -> int:
@@ -228,7 +231,7 @@ class NinetyEightCards(Game):
         assert s.slots[: len(s.hand)].tolist() == s.hand and not s.slots[len(s.hand) :].any()
         assert np.array_equal(s.plays, FITS[_PILE_INDEX, s.piles[:, None], s.slots].reshape(-1))
         assert np.array_equal(s.pile_rows, PILE_BASE + 101 * s.piles[:, None])
-        jumps = JUMPS[_PILE_INDEX, s.piles[:, None], s.slots].reshape(-1)
+        jumps = JUMP_FEATURES[_PILE_INDEX, s.piles[:, None], s.slots].reshape(-1)
         board = np.concatenate([s.piles / 100, s.slots / 100, jumps]).astype(np.float32)
         assert np.allclose(s.board, board), "the board vector agrees with piles and hand"
         for pile, top in enumerate(s.piles.tolist()):
@@ -245,6 +248,11 @@ class NinetyEightCards(Game):
         return new
 
     # --- what the player sees -----------------------------------------------------------
+    def jumps(self, s_or_view) -> np.ndarray:
+        """How far each pile*8+slot move would move its pile (negative: the tens trick), (32,)."""
+        v = s_or_view
+        return JUMPS[_PILE_INDEX, v.piles[:, None], v.slots].reshape(-1)
+
     def view(self, s: CardsState, player: int = 0) -> CardsView:
         v = CardsView()
         v.player = 0

@@ -60,6 +60,13 @@ class MaskedDQNPolicy(DQNPolicy):
         return MaskedQNetwork(**net_args).to(self.device)
 
 
+def masked_max(q_values: th.Tensor, mask: th.Tensor) -> th.Tensor:
+    """The largest q-value among legal actions per row, 0 for rows with none (terminal)."""
+    legal = mask > 0.5
+    best = th.where(legal, q_values, th.full_like(q_values, -th.inf)).max(dim=1).values
+    return th.where(legal.any(dim=1), best, th.zeros_like(best))
+
+
 def legal_sample(masks: np.ndarray, rng: np.random.Generator) -> np.ndarray:
     """One uniformly random legal action per row of ``masks`` (n, actions)."""
     out = np.empty(len(masks), dtype=np.int64)
@@ -80,7 +87,9 @@ class MaskedDQN(DQN):
 
     def _check_obs_space(self) -> None:
         space = self.observation_space
-        if not (isinstance(space, spaces.Dict) and MASK_KEY in space.spaces and OBS_KEY in space.spaces):
+        if not (
+            isinstance(space, spaces.Dict) and MASK_KEY in space.spaces and OBS_KEY in space.spaces
+        ):
             raise ValueError(
                 "MaskedDQN needs Dict observations with 'observation' and 'action_mask'; "
                 "make the environment with dict_obs=True"
@@ -118,10 +127,9 @@ class MaskedDQN(DQN):
             data = self.replay_buffer.sample(batch_size, env=self._vec_normalize_env)
             discounts = data.discounts if data.discounts is not None else self.gamma
             with th.no_grad():
-                next_q = self.q_net_target(data.next_observations)
-                legal = data.next_observations[MASK_KEY] > 0.5
-                next_q = th.where(legal, next_q, th.full_like(next_q, -th.inf)).max(dim=1).values
-                next_q = th.where(legal.any(dim=1), next_q, th.zeros_like(next_q)).reshape(-1, 1)
+                next_q = masked_max(
+                    self.q_net_target(data.next_observations), data.next_observations[MASK_KEY]
+                ).reshape(-1, 1)
                 target = data.rewards + (1 - data.dones) * discounts * next_q
             current = th.gather(self.q_net(data.observations), dim=1, index=data.actions.long())
             loss = F.smooth_l1_loss(current, target)

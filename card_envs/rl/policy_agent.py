@@ -45,8 +45,15 @@ class PolicyAgent(BaseAgent):
 
     name = "model"
 
-    def __init__(self, game: Game, encoder, policy, algo: str, deterministic: bool = True,
-                 label: str = "model"):
+    def __init__(
+        self,
+        game: Game,
+        encoder,
+        policy,
+        algo: str,
+        deterministic: bool = True,
+        label: str = "model",
+    ):
         super().__init__(game)
         self.encoder = encoder
         self.policy = policy

@@ -159,7 +159,8 @@ def test_default_encoding_shows_no_draw_pile_order_and_greedy_prefers_the_tens_t
     s = game.deal(deck_with([12, 20, 30, 40, 50, 60, 70, 88]), piles=(22, 1, 78, 100))
     parts = DefaultEncoder(game).layout.split(DefaultEncoder(game).encode(game.view(s)))
     assert parts["in_draw_pile"].sum() == 90
-    assert parts["jumps"][0] == pytest.approx(-0.10)
+    assert parts["jumps"][0] == pytest.approx(-np.log(11) / np.log(101))
+    assert game.jumps(s)[0] == -10 and game.jumps(s)[2 * 8 + 7] == -10
     assert GreedyAgent().act(game.view(s), RNG) in (0, 2 * 8 + 7)
 
 

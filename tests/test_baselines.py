@@ -1,0 +1,217 @@
+"""Baselines: masked DQN, model agents, train/resume/evaluate smoke tests (need the train extra)."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+
+pytest.importorskip("torch", reason="the baselines need the train extra")
+pytest.importorskip("sb3_contrib", reason="the baselines need the train extra")
+
+import torch as th  # noqa: E402
+
+from baselines import evaluate as evaluate_cli  # noqa: E402
+from baselines import train as train_cli  # noqa: E402
+from baselines.common import Run, settings  # noqa: E402
+from card_envs.cli import main as card_envs_main  # noqa: E402
+from card_envs.registry import load_spec  # noqa: E402
+from card_envs.rl.masked_dqn import MaskedDQN, masked_argmax, masked_max  # noqa: E402
+from tests.conftest import ENV_NAMES  # noqa: E402
+
+
+def _dqn(env_name: str, **kwargs):
+    gym_env = load_spec(env_name).factories()[2]
+    env = gym_env(dict_obs=True, illegal_reward=None)  # an illegal action would raise
+    params = {
+        "learning_starts": 100,
+        "buffer_size": 2000,
+        "batch_size": 32,
+        "train_freq": 2,
+        "target_update_interval": 100,
+        "exploration_fraction": 0.5,
+        "seed": 0,
+        "policy_kwargs": {"net_arch": [32]},
+        "device": "cpu",
+    }
+    return MaskedDQN("MaskedDQNPolicy", env, **{**params, **kwargs})
+
+
+def test_greedy_action_is_the_best_legal_one():
+    q = th.tensor([[5.0, 1.0, 3.0, 9.0], [0.0, -2.0, -1.0, 0.5]])
+    mask = th.tensor([[0, 1, 1, 0], [0, 1, 1, 0]])
+    assert masked_argmax(q, mask).tolist() == [2, 2]
+
+
+def test_target_max_runs_over_legal_next_actions_only():
+    q = th.tensor([[5.0, 1.0, 3.0], [2.0, 7.0, -1.0], [4.0, 4.0, 4.0]])
+    mask = th.tensor([[0, 1, 1], [1, 0, 0], [0, 0, 0]])  # the last row is a terminal state
+    assert masked_max(q, mask).tolist() == [3.0, 2.0, 0.0]
+
+
+@pytest.mark.parametrize("env_name", ENV_NAMES)
+def test_exploration_and_warm_up_pick_only_legal_actions(env_name):
+    model = _dqn(env_name, learning_starts=10**9)
+    model.exploration_rate = 1.0
+    env = model.get_env()
+    obs = env.reset()
+    for _ in range(200):
+        model._last_obs = obs
+        warm, _ = model._sample_action(model.learning_starts, n_envs=1)
+        explore, _ = model.predict(obs, deterministic=False)
+        greedy, _ = model.predict(obs, deterministic=True)
+        mask = obs["action_mask"][0]
+        assert mask[warm[0]] and mask[explore[0]] and mask[greedy[0]]
+        obs, *_ = env.step(explore)
+
+
+@pytest.mark.parametrize("env_name", ENV_NAMES)
+def test_masked_dqn_never_takes_an_illegal_action_while_learning(env_name):
+    # warm-up (first 100 steps), epsilon exploration and greedy play, with updates;
+    # the environment raises on any illegal action.
+    model = _dqn(env_name)
+    model.learn(600)
+    assert model.num_timesteps >= 600 and model._n_updates > 0
+
+
+def _train(tmp_path, setting, algo, *extra):
+    argv = [
+        "--env",
+        setting,
+        "--algo",
+        algo,
+        "--budget",
+        "quick",
+        "--timesteps",
+        "300",
+        "--eval-freq",
+        "128",
+        "--eval-games",
+        "4",
+        "--final-games",
+        "6",
+        "--n-envs",
+        "2",
+        "--runs",
+        str(tmp_path),
+        "--no-progress",
+        *extra,
+    ]
+    assert train_cli.main(argv) == 0
+    (run,) = [p for p in tmp_path.glob("*/*") if (p / "model.zip").exists()]
+    return Run(run)
+
+
+@pytest.mark.parametrize("setting", settings())
+@pytest.mark.parametrize("algo", ["maskable_ppo", "dqn"])
+def test_train_save_load_evaluate(tmp_path, setting, algo, capsys):
+    run = _train(tmp_path, setting, algo)
+    for name in (
+        "config.json",
+        "command.txt",
+        "versions.json",
+        "curve.csv",
+        "eval.json",
+        "model.json",
+        "checkpoints/latest.zip",
+    ):
+        assert (run.path / name).exists(), name
+    meta = json.loads((run.path / "model.json").read_text())
+    assert meta["algo"] == algo and meta["timesteps"] >= 300
+    results = json.loads((run.path / "eval.json").read_text())["results"]
+    assert [r["opponent"] for r in results] == run.config["eval_opponents"]
+    env_name = run.config["env"]
+    model = f"{run.path / 'model.zip'}"
+    assert evaluate_cli.main([model, "--env", env_name, "--games", "4"]) == 0
+    assert "model:model: win" in capsys.readouterr().out
+    # the saved model is usable as an opponent in the Gymnasium view and in card-envs evaluate
+    gym_env = load_spec(env_name).factories()[2]
+    env = gym_env(**run.config["env_kwargs"], opponent=f"model:{model}")
+    env.reset(seed=0)
+    args = [f"--set={k}={v}" for k, v in run.config["env_kwargs"].items()]
+    rivals = ["random"] if env.game.num_players > 1 else []
+    assert (
+        card_envs_main(["evaluate", env_name, f"model:{model}", *rivals, "--games", "2", *args])
+        == 0
+    )
+
+
+@pytest.mark.parametrize("algo", ["maskable_ppo", "dqn"])
+def test_resume_after_an_interruption_continues_the_step_count(tmp_path, algo):
+    argv = [
+        "--env",
+        "simple_tricks_v0",
+        "--algo",
+        algo,
+        "--timesteps",
+        "2500",
+        "--eval-freq",
+        "256",
+        "--eval-games",
+        "4",
+        "--final-games",
+        "4",
+        "--n-envs",
+        "2",
+        "--runs",
+        str(tmp_path),
+        "--no-progress",
+    ]
+    # PPO collects 2 envs x 512 steps per rollout; a checkpoint keeps only whole rollouts
+    assert train_cli.main([*argv, "--stop-at", "1500"]) == 130
+    (path,) = tmp_path.glob("*/*")
+    saved = json.loads((path / "checkpoints" / "latest.json").read_text())["timesteps"]
+    assert 1000 <= saved <= 1600
+    assert not (path / "model.zip").exists()
+    assert train_cli.main(["--resume", str(path), "--no-progress"]) == 0
+    curve = Run(path).curve()
+    steps = [row["timesteps"] for row in curve]
+    assert steps == sorted(steps) and steps[-1] >= 2500
+    final = json.loads((path / "model.json").read_text())["timesteps"]
+    assert 2500 <= final < 2500 + 2 * 512
+    assert json.loads((path / "config.json").read_text())["timesteps"] == 2500
+
+
+def test_self_play_keeps_a_king(tmp_path):
+    run = _train(
+        tmp_path, "simple_tricks_v0", "maskable_ppo", "--opponent", "self", "--mix", "heuristic:0.5"
+    )
+    assert (run.path / "checkpoints" / "king.pt").exists()
+    assert "king_reign" in run.curve()[0]
+    assert run.config["opponent"] == "self" and run.config["mix"] == "heuristic:0.5"
+
+
+def test_bad_arguments_are_reported(tmp_path, capsys):
+    assert train_cli.main(["--env", "chess_v0", "--runs", str(tmp_path)]) == 2
+    assert "no baseline setting 'chess_v0'" in capsys.readouterr().err
+    assert (
+        train_cli.main(
+            ["--env", "ninety_eight_cards_v0", "--opponent", "self", "--runs", str(tmp_path)]
+        )
+        == 2
+    )
+    assert "one player: there is no self-play" in capsys.readouterr().err
+    assert (
+        train_cli.main(
+            ["--env", "simple_tricks_v0", "--opponent", "wizard", "--runs", str(tmp_path)]
+        )
+        == 2
+    )
+    assert "unknown agent 'wizard'" in capsys.readouterr().err
+    assert not list(tmp_path.iterdir()), "no run folder for a run that never started"
+
+
+def test_policy_agent_plays_only_legal_moves():
+    rng = np.random.default_rng(0)
+    model = _dqn("simple_tricks_v0")
+    from card_envs.rl.policy_agent import PolicyAgent
+
+    spec = load_spec("simple_tricks_v0")
+    game = spec.make_game()
+    agent = PolicyAgent(game, spec.encoders["default"](game), model.policy, "dqn")
+    s = game.init(rng)
+    while not s.done:
+        a = agent.act(game.view(s, s.player), rng)
+        assert game.legal_mask(s)[a]
+        game.apply(s, a, rng)
