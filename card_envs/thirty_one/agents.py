@@ -92,8 +92,9 @@ class ExpectedValueAgent(BaseAgent):
     """The greedy the source intended: takes the discard or draws by expected score, knocks on a
     strong hand.
 
-    Phase 1: knock while nobody has knocked when the hand scores at least ``knock_at`` (lowered
-    by one per 4 turns already played this round, never below ``knock_floor``). Otherwise take
+    Phase 1: knock while nobody has knocked when the hand scores at least ``knock_at``, raised
+    by one for every ``knock_every`` turns already played this round (the other hands improve as
+    the round goes on), at most 31. Otherwise take
     the top discard when the best hand it makes scores at least the expected best hand after a
     draw (the average over the cards it has not seen, keeping the hand when no swap helps); else
     draw. Phase 2: the placement with the highest score; ties keep the hand whose other suits
@@ -101,8 +102,8 @@ class ExpectedValueAgent(BaseAgent):
     """
 
     name = "expected_value"
-    knock_at = 27
-    knock_floor = 22
+    knock_at = 25
+    knock_every = 4
 
     def act(self, view: ThirtyOneView, rng: np.random.Generator) -> int:
         if view.drawn >= 0:
@@ -123,7 +124,7 @@ class ExpectedValueAgent(BaseAgent):
         return TAKE if taken >= float(best.mean()) else DRAW
 
     def _knock_level(self, view: ThirtyOneView) -> float:
-        return max(self.knock_floor, self.knock_at - view.round_turns // 4)
+        return min(THIRTY_ONE, self.knock_at + view.round_turns // self.knock_every)
 
     def _key(self, hand: list[int], slot: int, card: int, toak: bool) -> tuple[float, int, int]:
         """(score, value of the other cards, -slot) of the hand with ``card`` in ``slot``."""

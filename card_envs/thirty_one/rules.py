@@ -235,6 +235,9 @@ class ThirtyOne(Game):
             lives = [self.lives if hands[p] else 0 for p in range(n)]
         s = self._empty_state(lives, opener)
         used = [c for hand in hands for c in hand] + list(discard or []) + list(deck or [])
+        for card in set(used):
+            if used.count(card) > 1:
+                raise ValueError(f"deal: {card_name(card, False)} is given twice")
         rest = [c for c in range(DECK_SIZE) if c not in set(used)]
         if discard is None:
             discard, rest = rest[:1], rest[1:]
