@@ -40,11 +40,11 @@ class DefaultEncoder(Encoder):
         n = game.num_players
         return [
             Piece("hand", HAND_SIZE * C, 0, 1,
-                  "one-hot of my card in slot k at k*52 + card, slots 0, 1, 2 (all 0 once I am out)"),
-            Piece("top_discard", C, 0, 1, "one-hot of the top card of the discard pile (0 if empty)"),
+                  "one-hot of my card in slot k at k*52 + card, slots 0, 1, 2 (all 0 once out)"),
+            Piece("top_discard", C, 0, 1, "one-hot of the top discard (0 if none)"),
             Piece("drawn", C, 0, 1,
                   "one-hot of the card I drew or took and must place now (my phase 2 only)"),
-            Piece("discard_pile", C, 0, 1, "1 for every card in the discard pile, the top included"),
+            Piece("discard_pile", C, 0, 1, "1 for every card in the discard pile, top included"),
             Piece("opponent_known", (n - 1) * C, 0, 1,
                   "block k-1 for place k: 1 for each card that player took from the discard pile "
                   "and still holds"),
@@ -53,8 +53,8 @@ class DefaultEncoder(Encoder):
             Piece("acting", n, 0, 1, "one-hot of the place of the player to act"),
             Piece("opener", n, 0, 1, "one-hot of the place of the player who opened this round"),
             Piece("phase", 1, 0, 1, "1 when the player to act is placing a card (phase 2)"),
-            Piece("from_discard", 1, 0, 1, "1 when the card being placed was taken from the discard"),
-            Piece("first_turn", 1, 0, 1, "1 before the round's first action (a knock ends it at once)"),
+            Piece("from_discard", 1, 0, 1, "1 when the card being placed came from the discard"),
+            Piece("first_turn", 1, 0, 1, "1 before the round's first action (a knock ends it now)"),
             Piece("hand_score", 1, 0, 1, "my hand's score / 31"),
             Piece("deck_size", 1, 0, 1, f"cards in the deck / {C}"),
             Piece("round_turns", 1, 0, 1,
@@ -83,9 +83,12 @@ class DefaultEncoder(Encoder):
         obs[self._pile] = v.in_discard
         me, hand, lives, inv, t = v.player, v.hand, v.lives, self._inv_lives, self._tail
         obs[self._lives] = lives[me] * inv
-        obs[t + 2] = v.first_turn
         obs[t + 4] = v.deck_size * _INV_C
-        obs[t + 5] = min(v.round_turns * self._inv_turns, 1.0)  # turns after a knock go past the cap
+        if v.first_turn:
+            obs[t + 2] = 1.0
+        elif v.round_turns:
+            # the last turns after a knock may go past the cap
+            obs[t + 5] = min(v.round_turns * self._inv_turns, 1.0)
         if hand:
             a, b, c = hand
             obs[a] = obs[C + b] = obs[2 * C + c] = 1.0

@@ -20,7 +20,7 @@ def _hand_text(game: ThirtyOne, s: ThirtyOneState, seat: int, player: int | None
 def _showdown_text(s: ThirtyOneState, uni: bool) -> str:
     sd = s.showdown
     shown = []
-    for q, (hand, score) in enumerate(zip(sd.hands, sd.scores)):
+    for q, (hand, score) in enumerate(zip(sd.hands, sd.scores, strict=True)):
         if hand:
             cards = " ".join(describe(c, uni) for c in hand)
             lost = f", -{sd.lost[q]}" if sd.lost[q] else ""
@@ -28,6 +28,10 @@ def _showdown_text(s: ThirtyOneState, uni: bool) -> str:
     who = f"player_{sd.knocker} knocked" if sd.knocker >= 0 else "no knock"
     revived = "; everyone was out, all back to 1 life" if sd.revived else ""
     return f"showdown of round {sd.round} ({who}): " + "; ".join(shown) + revived
+
+
+def _count(n: int) -> str:
+    return f"{n} card" if n == 1 else f"{n} cards"
 
 
 def render(game: ThirtyOne, s: ThirtyOneState, player: int | None = None) -> str:
@@ -40,12 +44,12 @@ def render(game: ThirtyOne, s: ThirtyOneState, player: int | None = None) -> str
         if s.lives[q] <= 0:
             lines.append(f"player_{q}{me}: out")
             continue
-        marks = "".join([" [opened]" if q == s.opener else "",
-                         " [knocked]" if q == s.knocker else ""])
+        marks = "" if s.done else "".join([" [opened]" if q == s.opener else "",
+                                           " [knocked]" if q == s.knocker else ""])
         lines.append(f"player_{q}{me}: {s.lives[q]} li{'fe' if s.lives[q] == 1 else 'ves'}{marks}; "
                      f"{_hand_text(game, s, q, player, uni)}")
     top = describe(s.discard[-1], uni) if s.discard else "-"
-    lines.append(f"discard pile: {len(s.discard)} cards, top {top}; deck: {len(s.deck)} cards")
+    lines.append(f"discard pile: {_count(len(s.discard))}, top {top}; deck: {_count(len(s.deck))}")
     if s.showdown is not None:
         lines.append(_showdown_text(s, uni))
     if s.terminal:

@@ -112,7 +112,8 @@ class ThirtyOneState(State):
     """
 
     __slots__ = ("deck", "discard", "in_discard", "hands", "shown", "epochs", "lives", "seating",
-                 "opponents", "places", "opener", "knocker", "first_turn", "phase", "drawn", "from_discard",
+                 "opponents", "places", "opener", "knocker", "first_turn", "phase", "drawn",
+                 "from_discard",
                  "round_turns", "rounds", "epoch", "pending", "showdown", "winner")
     _deep = ("in_discard",)
 
@@ -140,9 +141,10 @@ class ThirtyOneView(View):
     -1 out; ``places[-1]`` is -1).
     """
 
-    __slots__ = ("num_players", "max_lives", "three_of_a_kind", "max_round_turns", "to_act",
+    __slots__ = ("three_of_a_kind", "to_act",
                  "hand", "drawn", "taken", "top", "in_discard", "discard_size", "deck_size",
-                 "shown", "lives", "seating", "opponents", "places", "acting", "knocker", "first_turn",
+                 "shown", "lives", "seating", "opponents", "places", "acting", "knocker",
+                 "first_turn",
                  "phase", "opener", "round_turns", "rounds", "showdown", "winner")
 
     def score(self) -> float:
@@ -158,7 +160,7 @@ class ThirtyOneView(View):
 
 
 class ThirtyOne(Game):
-    """Thirty-One as the match of source 001 (see the module docstring and docs/games/thirty_one.md).
+    """Thirty-One, the match of source 001 (see the module docstring, docs/games/thirty_one.md).
 
     Args:
         num_players: 2..7 (default 3).
@@ -248,7 +250,8 @@ class ThirtyOne(Game):
         return s
 
     def _start_round(self, s: ThirtyOneState, rng: np.random.Generator) -> np.ndarray | None:
-        """Deal the next round; with instant_31 a dealt 31 is settled at once. Rewards of such rounds."""
+        """The rewards of rounds settled at the deal (instant_31 and a dealt 31), after dealing the
+        next round that does not end at once (or up to the match's end)."""
         rewards = None
         while True:
             cards = rng.permutation(DECK_SIZE).tolist()
@@ -412,13 +415,15 @@ class ThirtyOne(Game):
                 lives[q] = 1
         s.rounds += 1
         # players who are out hold [] since the deal, so every hand can be copied as it is
-        s.showdown = Showdown(s.rounds, tuple(map(tuple, s.hands)), tuple(map(scores.get, range(n))),
-                              tuple(lost), s.knocker, revived)
-        rewards = self.round_rewards(scores, s.knocker, after) if self.reward == "original" else None
+        s.showdown = Showdown(s.rounds, tuple(map(tuple, s.hands)),
+                              tuple(map(scores.get, range(n))), tuple(lost), s.knocker, revived)
+        rewards = None
+        if self.reward == "original":
+            rewards = self.round_rewards(scores, s.knocker, after)
         if knocked_out and not revived:
             self._reseat(s)
         if len(s.seating) == 1:
-            # the match is over: no round is in progress, so no knocker, and the winner holds the turn
+            # the match is over: no round in progress, no knocker; the winner holds the turn
             s.terminal = True
             s.winner = s.player = s.opener = s.seating[0]
             s.knocker, s.first_turn = -1, False
@@ -453,10 +458,7 @@ class ThirtyOne(Game):
         to_act = s.player == player and not (s.terminal or s.truncated)
         v.to_act = to_act
         v.legal = self.legal_mask(s) if to_act else NO_ACTIONS
-        v.num_players = self.num_players
-        v.max_lives = self.lives
         v.three_of_a_kind = self.three_of_a_kind
-        v.max_round_turns = self.max_round_turns
         v.hand = s.hands[player]
         v.drawn = s.drawn if to_act and s.phase else NO_CARD
         v.taken = s.drawn if s.phase and s.from_discard else NO_CARD
@@ -556,7 +558,7 @@ class ThirtyOne(Game):
             deck_group.append((_DrawnSlot(new), 0))
         for places in groups.values():
             cards = [where[i] for where, i in places]
-            for (where, i), j in zip(places, rng.permutation(len(cards))):
+            for (where, i), j in zip(places, rng.permutation(len(cards)), strict=True):
                 where[i] = cards[j]
         return new
 

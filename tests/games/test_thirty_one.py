@@ -1,4 +1,4 @@
-"""Thirty-One rules, scenario by scenario (RULES.md; reference section 2.5), options, leaks, agents."""
+"""Thirty-One rules scenario by scenario (RULES.md; reference 2.5), options, leaks, agents."""
 
 from __future__ import annotations
 
@@ -41,7 +41,7 @@ def legal(game, s) -> list[int]:
     return game.legal_actions(s)
 
 
-# three hands with known scores: 18 (K♠ 8♠), 22 (Q♦ J♦ 2♦), 25 (A♣ 10♣ 4♣), 31 (A♥ K♥ Q♥), 20 (Q♠ J♠)
+# hands with known scores: 18 (K♠ 8♠), 22 (Q♦ J♦ 2♦), 25 (A♣ 10♣ 4♣), 31 (A♥ K♥ Q♥), 20 (Q♠ J♠)
 H18, H22, H25, H31, H20 = (cards("KS 8S 2H"), cards("QD JD 2D"), cards("AC 10C 4C"),
                            cards("AH KH QH"), cards("QS JS 3H"))
 
