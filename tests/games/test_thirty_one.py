@@ -520,3 +520,15 @@ def test_render_hides_other_hands_and_the_drawn_card():
     assert "drew a card" in theirs and "drew 3" in mine
     full = render(game, s, None)
     assert "K" in full and "score 22" in full
+
+
+def test_rewards_of_a_round_settled_at_the_deal_come_with_the_first_step():
+    game = ThirtyOne(num_players=2, instant_31=True, reward="original")
+    seed = next(seed for seed in range(5000) if game.init(np.random.default_rng(seed)).rounds)
+    rng = np.random.default_rng(seed)
+    s = game.init(rng)
+    dealt = s.pending.copy()
+    assert dealt.max() > 10  # the 31: 0.5 * (31 - low) + 10 + 0.5
+    rewards = game.apply(s, DRAW, rng)
+    assert rewards.tolist() == dealt.tolist() and s.pending is None
+    assert game.apply(s, THROW, rng) is None or s.rounds > 1
