@@ -1,0 +1,86 @@
+"""Environment factories and text rendering for Thirty-One."""
+
+from __future__ import annotations
+
+from card_envs.core.cards import unicode_ok
+from card_envs.core.spec import GameSpec
+from card_envs.thirty_one.agents import AGENTS
+from card_envs.thirty_one.encoding import ENCODERS
+from card_envs.thirty_one.rules import ThirtyOne, ThirtyOneState, describe
+
+
+def _hand_text(game: ThirtyOne, s: ThirtyOneState, seat: int, player: int | None, uni: bool) -> str:
+    """A seat's hand as the viewer may see it: known cards shown, the others as ??."""
+    hand = s.hands[seat]
+    if player is None or player == seat:
+        return " ".join(describe(c, uni) for c in hand) + f" (score {game.score(hand):g})"
+    return " ".join(describe(c, uni) if c >= 0 else "??" for c in s.shown[seat])
+
+
+def _showdown_text(s: ThirtyOneState, uni: bool) -> str:
+    sd = s.showdown
+    shown = []
+    for q, (hand, score) in enumerate(zip(sd.hands, sd.scores, strict=True)):
+        if hand:
+            cards = " ".join(describe(c, uni) for c in hand)
+            lost = f", -{sd.lost[q]}" if sd.lost[q] else ""
+            shown.append(f"player_{q} {cards} = {score:g}{lost}")
+    who = f"player_{sd.knocker} knocked" if sd.knocker >= 0 else "no knock"
+    revived = "; everyone was out, all back to 1 life" if sd.revived else ""
+    return f"showdown of round {sd.round} ({who}): " + "; ".join(shown) + revived
+
+
+def _count(n: int) -> str:
+    return f"{n} card" if n == 1 else f"{n} cards"
+
+
+def render(game: ThirtyOne, s: ThirtyOneState, player: int | None = None) -> str:
+    """The table as text: every hand when ``player`` is None, else what that seat may see."""
+    uni = unicode_ok()
+    lines = [f"Thirty-One: round {s.rounds + 1 if not s.terminal else s.rounds}, "
+             f"turn {s.round_turns + 1 if not s.done else s.round_turns} of the round"]
+    for q in range(game.num_players):
+        me = " (you)" if player == q else ""
+        if s.lives[q] <= 0:
+            lines.append(f"player_{q}{me}: out")
+            continue
+        marks = "" if s.done else "".join([" [opened]" if q == s.opener else "",
+                                           " [knocked]" if q == s.knocker else ""])
+        lines.append(f"player_{q}{me}: {s.lives[q]} li{'fe' if s.lives[q] == 1 else 'ves'}{marks}; "
+                     f"{_hand_text(game, s, q, player, uni)}")
+    top = describe(s.discard[-1], uni) if s.discard else "-"
+    lines.append(f"discard pile: {_count(len(s.discard))}, top {top}; deck: {_count(len(s.deck))}")
+    if s.showdown is not None:
+        lines.append(_showdown_text(s, uni))
+    if s.terminal:
+        lines.append(f"game over: player_{s.winner} wins")
+    elif s.truncated:
+        lines.append("game over: cut by the step cap")
+    elif s.phase:
+        how = "took" if s.from_discard else "drew"
+        card = describe(s.drawn, uni) if s.from_discard or player in (None, s.player) else "a card"
+        lines.append(f"player_{s.player} {how} {card} and must place it")
+    else:
+        knock = " or knock" if s.knocker < 0 else ""
+        lines.append(f"player_{s.player} to draw, take {top}{knock}")
+    return "\n".join(lines)
+
+
+SPEC = GameSpec(
+    name="thirty_one",
+    version=0,
+    gym_name="ThirtyOne",
+    game_cls=ThirtyOne,
+    encoders=ENCODERS,
+    render=render,
+    agents=AGENTS,
+    default_opponent="greedy",
+    strongest_agent="expected_value",
+    num_players=(2, 3, 4, 5, 6, 7),
+    variants=({}, {"num_players": 2}, {"num_players": 7, "lives": 1},
+              {"three_of_a_kind": True, "instant_31": True},
+              {"reward": "original", "max_round_turns": 6}),
+    gym_defaults={"num_players": 2},
+)
+
+env, raw_env, gym_env = SPEC.factories()
