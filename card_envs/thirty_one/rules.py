@@ -165,8 +165,8 @@ class ThirtyOne(Game):
     Args:
         num_players: 2..7 (default 3).
         lives: lives each player starts with, 1..9 (default 3).
-        three_of_a_kind: False/0 (default) or True/1: three equal ranks score 30.5.
-        instant_31: False/0 (default) or True/1: a player holding 31 after their turn, or dealt
+        three_of_a_kind: False (default) or True: three equal ranks score 30.5.
+        instant_31: False (default) or True: a player holding 31 after their turn, or dealt
             31, shows it at once and the round ends in a showdown.
         reward: ``"default"`` (winner +1, others -1/(n-1), at the end) or ``"original"`` (the
             source's shaped reward for every player at every round's end, instead).
@@ -178,8 +178,8 @@ class ThirtyOne(Game):
     num_actions = NUM_ACTIONS
 
     # the bool options default to the int 0 so that they validate like every int argument
-    def __init__(self, num_players: int = 3, lives: int = 3, three_of_a_kind: int = 0,
-                 instant_31: int = 0, reward: str = "default", max_round_turns: int = 100,
+    def __init__(self, num_players: int = 3, lives: int = 3, three_of_a_kind: bool = False,
+                 instant_31: bool = False, reward: str = "default", max_round_turns: int = 100,
                  max_steps: int = 10_000):
         self.num_players = check_int("num_players", num_players, 2, 7)
         self.lives = check_int("lives", lives, 1, 9)
