@@ -141,7 +141,8 @@ class Run:
     @classmethod
     def create(cls, root: Path, config: dict[str, Any], command: str) -> Run:
         stamp = time.strftime("%Y%m%d-%H%M%S")
-        name = f"{config['algo']}-{config['opponent']}-seed{config['seed']}-{stamp}"
+        opponent = config["opponent"].replace(",", "+").replace("/", "_").replace(":", "_")
+        name = f"{config['algo']}-{opponent}-seed{config['seed']}-{stamp}"
         path = Path(root) / config["env"] / name
         suffix = 1
         while path.exists():

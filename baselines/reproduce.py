@@ -111,6 +111,8 @@ def check_target(target: dict, results: dict, setting: str, games: int) -> tuple
         return value > bar, f"{shown} vs {target['beats_agent']} {bar:.2f}"
     if "below" in target:
         return value < target["below"], f"{shown} (target below {target['below']:.1%})"
+    if "above" in target:
+        return value > target["above"], f"{shown} (target above {target['above']:.1%})"
     return value >= target["at_least"], f"{shown} (target at least {target['at_least']:.1%})"
 
 
@@ -126,6 +128,8 @@ def target_text(target: dict) -> str:
         return f"{algo}: {metric} above `{target['beats_agent']}`'s"
     if "below" in target:
         return f"{algo}: {metric} against `{target['opponent']}` below {target['below']:.1%}"
+    if "above" in target:
+        return f"{algo}: {metric} against `{target['opponent']}` above {target['above']:.1%}"
     return f"{algo}: {metric} against `{target['opponent']}` at least {target['at_least']:.1%}"
 
 

@@ -55,11 +55,14 @@ def build_config(args: argparse.Namespace) -> dict[str, Any]:
         if getattr(args, key) is not None:
             settings[key] = getattr(args, key)
     opponent = args.opponent or gcfg["opponent"]
+    if isinstance(opponent, list):
+        opponent = ",".join(opponent)
     spec, game = spec_and_game(gcfg["env"], gcfg["env_kwargs"])
     if opponent == "self" and game.num_players == 1:
         raise ValueError(f"{spec.env_name} has one player: there is no self-play")
     if opponent not in ("self", "solo"):
-        make_agent(spec, opponent, game)  # an unknown name fails here, before any run folder
+        for name in opponent.split(","):
+            make_agent(spec, name, game)  # an unknown name fails here, before any run folder
     return {
         "env": gcfg["env"],
         "setting": gcfg["setting"],
@@ -108,7 +111,9 @@ class Trainer:
                     )
                 )
             else:
-                out.append(make_agent(self.spec, cfg["opponent"], self.game))
+                # a list of opponents is spread over the vectorized environments
+                names = cfg["opponent"].split(",")
+                out.append(make_agent(self.spec, names[index % len(names)], self.game))
         return out
 
     def _hill(self) -> KingOfTheHill:
@@ -208,7 +213,7 @@ class CurveAndCheckpoints(BaseCallback):
         while self.next_eval <= steps:
             self.next_eval += self.cfg["eval_freq"]
         agent = PolicyAgent(t.game, t.encoder, t.model.policy, self.cfg["algo"], True, "model")
-        opponent = self.cfg["opponent"]
+        opponent = self.cfg["opponent"].split(",")[0]
         if opponent == "self":
             opponent = t.spec.strongest_agent
         result = evaluate_agent(
@@ -326,7 +331,8 @@ def parser() -> argparse.ArgumentParser:
     )
     p.add_argument("--env", help="env name (thirty_one_v0) or a setting of configs/games.yaml")
     p.add_argument("--algo", choices=ALGOS, default="maskable_ppo")
-    p.add_argument("--opponent", help="agent name, model:PATH, best, or self (default: per game)")
+    p.add_argument("--opponent", help="agent name, model:PATH, best, or self; several names "
+                   "separated by commas are spread over the environments (default: per game)")
     p.add_argument("--mix", help="self-play: AGENT:FRACTION of opponent seats played by AGENT")
     p.add_argument("--timesteps", type=int, help="training steps (default: the budget's)")
     p.add_argument("--budget", choices=BUDGETS, default="full", help="which YAML budget to use")
