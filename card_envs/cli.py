@@ -1,9 +1,10 @@
-"""The ``card-envs`` command: list environments, evaluate agents, benchmark speed."""
+"""The ``card-envs`` command: list environments, evaluate agents, play, benchmark speed."""
 
 from __future__ import annotations
 
 import argparse
 import ast
+import os
 import sys
 
 from card_envs.core.agents import make_agent
@@ -71,6 +72,26 @@ def cmd_evaluate(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_play(args: argparse.Namespace) -> int:
+    from card_envs import play
+
+    if args.ascii:
+        os.environ["CARD_ENVS_ASCII"] = "1"
+    try:
+        spec = load_spec(args.game)
+        game_args = _parse_set(args.set)
+        if args.players is not None:
+            game_args["num_players"] = args.players
+        return play.run(spec, game_args, args.opponent, args.seat, args.seed, watch=args.watch,
+                        delay=args.delay)
+    except ValueError as err:
+        print(f"error: {err}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        print("\nBye.")
+        return 0
+
+
 def cmd_bench(args: argparse.Namespace) -> int:
     from card_envs.bench import main as bench_main
 
@@ -108,6 +129,22 @@ def build_parser() -> argparse.ArgumentParser:
         help="a rules argument, e.g. --set num_players=4 --set rules=original",
     )
     p.set_defaults(func=cmd_evaluate)
+
+    p = sub.add_parser("play", help="play a game in the terminal against agents (or --watch)")
+    p.add_argument("game", help="e.g. palace or thirty_one")
+    p.add_argument("--players", type=int, help="number of players (where the game allows)")
+    p.add_argument("--opponent", default="best",
+                   help="random, a rule agent, model:PATH or best (default; the shipped model, "
+                        "else the strongest rule agent)")
+    p.add_argument("--seat", type=int, default=0, help="your seat (0 plays first)")
+    p.add_argument("--seed", type=int, help="seed of the deals (default: random)")
+    p.add_argument("--watch", action="store_true", help="agents in every seat; you watch")
+    p.add_argument("--delay", type=float,
+                   help="--watch: seconds between moves (default: wait for Enter)")
+    p.add_argument("--ascii", action="store_true", help="letters instead of suit symbols")
+    p.add_argument("--set", action="append", default=[], metavar="KEY=VALUE",
+                   help="a rules argument, e.g. --set rules=original")
+    p.set_defaults(func=cmd_play)
 
     p = sub.add_parser("bench", help="environment speed benchmark (see card_envs/bench.py)")
     p.add_argument("rest", nargs=argparse.REMAINDER, help="arguments for the benchmark")

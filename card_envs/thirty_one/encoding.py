@@ -59,6 +59,9 @@ class DefaultEncoder(Encoder):
             Piece("deck_size", 1, 0, 1, f"cards in the deck / {C}"),
             Piece("round_turns", 1, 0, 1,
                   f"turns played this round / {game.max_round_turns} (the turn cap), at most 1"),
+            Piece("options", HAND_SIZE, 0, 1,
+                  "my hand's score / 31 if the card I must place (else the top discard) "
+                  "replaced slot 0, 1, 2; all 0 when there is no such card"),
         ]
 
     def __init__(self, game: ThirtyOne):
@@ -76,6 +79,7 @@ class DefaultEncoder(Encoder):
         self._inv_lives = 1.0 / game.lives
         self._inv_turns = 1.0 / game.max_round_turns
         self._score_table = game.score_table
+        self._options = lay.start("options")
 
     def encode(self, v: ThirtyOneView) -> np.ndarray:
         # scalar writes: for a dozen entries far cheaper than one fancy assignment from lists
@@ -92,7 +96,14 @@ class DefaultEncoder(Encoder):
         if hand:
             a, b, c = hand
             obs[a] = obs[C + b] = obs[2 * C + c] = 1.0
-            obs[t + 3] = self._score_table[a, b, c] * _INV_31
+            table = self._score_table
+            obs[t + 3] = table[a, b, c] * _INV_31
+            card = v.drawn if v.drawn >= 0 else v.top
+            if card >= 0:
+                o = self._options
+                obs[o] = table[card, b, c] * _INV_31
+                obs[o + 1] = table[a, card, c] * _INV_31
+                obs[o + 2] = table[a, b, card] * _INV_31
         if v.top >= 0:
             obs[self._top + v.top] = 1.0
         if v.drawn >= 0:
