@@ -173,7 +173,8 @@ class HeuristicAgent(BaseAgent):
         return game.deal(hands, [np.repeat(_RANKS, view.face_up[q]).tolist() for q in range(n)],
                          face_down, draw=pool[at:], pile=_pile_order(view),
                          out=np.repeat(_RANKS, view.out_cards).tolist(), player=me,
-                         swapping=False, board=False)
+                         swapping=False, board=False,
+                         known=[np.repeat(_RANKS, view.known[q]).tolist() for q in range(n)])
 
     def _swap(self, view: PalaceView) -> int:
         """Swap the most valuable hand card for the least valuable face-up card, or stop."""

@@ -228,13 +228,14 @@ class Palace(Game):
                          face_down=[c[:d] for c in seats], draw=ranks[9 * n :], out=())
 
     def deal(self, hands, face_up, face_down, draw=(), pile=(), out=None, player: int = 0,
-             swapping: bool | None = None, board: bool = True) -> PalaceState:
+             swapping: bool | None = None, known=None, board: bool = True) -> PalaceState:
         """A state built from rank lists per seat (for tests and scenarios).
 
         ``draw`` lists the draw pile from the next card drawn; ``pile`` from bottom to
         top. Cards not placed anywhere are out of the game unless ``out`` lists exactly
         which are. Seats dealt no card at all are out already. ``swapping`` defaults to
-        the game's ``swap_phase``. ``board=False`` leaves out the public board (for states
+        the game's ``swap_phase``. ``known`` lists per seat the hand cards the table knows
+        of (default: none). ``board=False`` leaves out the public board (for states
         an agent imagines in a search: faster, but they cannot be observed).
         """
         n = self.num_players
@@ -246,6 +247,8 @@ class Palace(Game):
         s.face_down = [list(f) for f in face_down]
         s.face_down_size = [len(f) for f in face_down]
         s.known = np.zeros((n, NUM_RANKS), dtype=np.int8)
+        if known is not None:
+            s.known = np.stack([_counts(k) for k in known])
         s.draw = list(reversed(list(draw)))
         s.pile = _counts(pile)
         s.pile_size = len(pile)
