@@ -20,6 +20,7 @@ from card_envs.palace.rules import (
     PalaceView,
 )
 
+_QUARTERS = np.arange(5, dtype=np.float32) * COUNT_SCALE  # cards of a rank (0..4) / 4
 _PLAY_ROW = ("seat one-hot (me, then the seats after me in order), kind one-hot (hand, face-up, "
              "blind, failed blind, pick-up), rank one-hot 2..A (the revealed card for a failed "
              "blind play; none for a pick-up), cards placed / 4, cards taken into the hand / 52, "
@@ -59,10 +60,12 @@ class DefaultEncoder(Encoder):
             Piece("draw_pile", 1, 0, 1, f"cards in the draw pile / {game.draw_at_deal}"),
             Piece("swap_phase", 1, 0, 1, "1 during the swap phase (swap_phase=True only)"),
         ]
-        for age in range(rows):
-            which = "the newest play" if age == 0 else f"the play {age} before the newest"
-            pieces.append(Piece(f"last_play_{age + 1}", game.index.row_width, 0, 1,
-                                f"{which}: {_PLAY_ROW} (all 0: none yet)"))
+        width = game.index.row_width
+        pieces.append(Piece("last_play_1", width, 0, 1,
+                            f"the newest play or pick-up: {_PLAY_ROW} (all 0: none yet)"))
+        for age in range(1, rows):
+            pieces.append(Piece(f"last_play_{age + 1}", width, 0, 1,
+                                f"the one {age} before the newest, laid out as `last_play_1`"))
         return pieces
 
     def __init__(self, game: Palace):
@@ -94,8 +97,8 @@ class DefaultEncoder(Encoder):
         return np.array(index, dtype=np.intp)
 
     def encode(self, v: PalaceView) -> np.ndarray:
-        obs = v.board[self._gather[v.player][v.head]]
-        np.multiply(v.hand, COUNT_SCALE, out=obs[:NUM_RANKS], casting="unsafe")
+        obs = v.board.take(self._gather[v.player][v.head])
+        obs[:NUM_RANKS] = _QUARTERS.take(v.hand)
         return obs
 
 

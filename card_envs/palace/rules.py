@@ -22,7 +22,6 @@ change, so that observations are one gather away.
 
 from __future__ import annotations
 
-import copy
 from typing import Any, NamedTuple
 
 import numpy as np
@@ -161,23 +160,28 @@ class PalaceState(State):
                  "finished", "loser", "history", "swapping", "board", "head")
 
     def copy(self) -> PalaceState:
-        """An independent copy (field by field: searches copy states often)."""
-        new = copy.copy(self)
+        """An independent copy (written out field by field: searches copy states often)."""
+        new = PalaceState.__new__(PalaceState)
+        new.player, new.terminal, new.truncated = self.player, self.terminal, self.truncated
+        new.steps, new.mask = self.steps, None
         new.hand = [h.copy() for h in self.hand]
-        new.face_up = self.face_up.copy()
-        new.known = self.known.copy()
-        new.pile = self.pile.copy()
-        new.out_cards = self.out_cards.copy()
-        new.face_down = [f[:] for f in self.face_down]
         new.hand_size = self.hand_size[:]
+        new.face_up = self.face_up.copy()
         new.face_up_size = self.face_up_size[:]
+        new.face_down = [f[:] for f in self.face_down]
         new.face_down_size = self.face_down_size[:]
+        new.known = self.known.copy()
         new.draw = self.draw[:]
+        new.pile = self.pile.copy()
+        new.pile_size, new.top, new.run = self.pile_size, self.top, self.run
+        new.out_cards = self.out_cards.copy()
         new.is_out = self.is_out[:]
         new.finished = self.finished[:]
+        new.loser = self.loser
         new.history = self.history[:]
+        new.swapping = self.swapping
         new.board = None if self.board is None else self.board.copy()
-        new.mask = None
+        new.head = self.head
         return new
 
 
