@@ -45,8 +45,10 @@ class DefaultEncoder(Encoder):
             Piece("hand", 13, 0, 1, "my hand: cards of rank 2..A / 4"),
             Piece("face_up", 13, 0, 1, "my face-up cards of rank 2..A / 4"),
             Piece("face_down", 1, 0, 1, "my face-down cards / 3 (their ranks are unknown to me)"),
-            Piece("opponent_hand_size", o, 0, 1, "each opponent's hand size / 52 (seats after me, in order)"),
-            Piece("opponent_face_up", 13 * o, 0, 1, "each opponent's face-up cards of rank 2..A / 4"),
+            Piece("opponent_hand_size", o, 0, 1,
+                  "each opponent's hand size / 52 (seats after me, in order)"),
+            Piece("opponent_face_up", 13 * o, 0, 1,
+                  "each opponent's face-up cards of rank 2..A / 4"),
             Piece("opponent_face_down", o, 0, 1, "each opponent's face-down cards / 3"),
             Piece("opponent_known", 13 * o, 0, 1,
                   "cards of rank 2..A each opponent is known to hold in hand / 4 (picked up in "
@@ -117,7 +119,8 @@ class OriginalEncoder(Encoder):
     @classmethod
     def pieces(cls, game: Palace) -> list[Piece]:
         return [
-            Piece("play_3", 13, -1, 4, "the third-newest play: cards per rank 2..A (-1 everywhere: a pick-up)"),
+            Piece("play_3", 13, -1, 4,
+                  "the third-newest play: cards per rank 2..A (-1 everywhere: a pick-up)"),
             Piece("play_2", 13, -1, 4, "the second-newest play, as above"),
             Piece("play_1", 13, -1, 4, "the newest play, as above"),
             Piece("hand", 13, 0, 4, "my hand: cards of rank 2..A"),

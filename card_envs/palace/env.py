@@ -39,7 +39,9 @@ def render(game: Palace, s: PalaceState, player: int | None = None) -> str:
             hand = cards_text(s.hand[q])
         else:
             known = int(s.known[q].sum())
-            hand = f"{s.hand_size[q]} cards" + (f", known {cards_text(s.known[q])}" if known else "")
+            hand = f"{s.hand_size[q]} cards"
+            if known:
+                hand += f", known {cards_text(s.known[q])}"
         down = f"{s.face_down_size[q]}"
         if player is None and s.face_down_size[q]:
             down += f" [{' '.join(RANK_NAMES[r] for r in sorted(s.face_down[q]))}]"

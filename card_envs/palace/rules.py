@@ -50,7 +50,7 @@ PLACED = (FROM_HAND, FROM_FACE_UP, BLIND_PLAY)  # kinds that put cards on the pi
 
 
 def _playable_table() -> np.ndarray:
-    """PLAYABLE[top + 1, rank]: whether ``rank`` may go on a pile whose top is ``top`` (-1: empty)."""
+    """PLAYABLE[top + 1, rank]: whether ``rank`` may go on a pile topped by ``top`` (-1: empty)."""
     table = np.zeros((NUM_RANKS + 1, NUM_RANKS), dtype=bool)
     table[0] = True
     for top in range(NUM_RANKS):
@@ -476,7 +476,7 @@ class Palace(Game):
             board[at + KNOWN_AT : at + KNOWN_AT + 13] = s.known[p] * COUNT_SCALE
 
     def _play_blind(self, s: PalaceState, p: int, rng: np.random.Generator) -> Play:
-        """Reveal a uniformly drawn face-down card: play it if it is legal, else take it and the pile."""
+        """Turn up a random face-down card: play it if legal, else take it and the pile."""
         cards = s.face_down[p]
         rank = cards.pop(int(rng.random() * len(cards)))
         s.face_down_size[p] -= 1
@@ -672,7 +672,8 @@ class Palace(Game):
         if s.board is not None:
             assert np.array_equal(s.board, self.fresh_board(s)), "board matches the state"
 
-    def randomize_hidden(self, s: PalaceState, player: int, rng: np.random.Generator) -> PalaceState:
+    def randomize_hidden(self, s: PalaceState, player: int,
+                         rng: np.random.Generator) -> PalaceState:
         # Hidden from `player`: every face-down card, the draw pile, and the part of each
         # other hand that is not publicly known. Pool them and deal them back out.
         new = s.copy()
@@ -687,7 +688,7 @@ class Palace(Game):
             size = len(s.face_down[q])
             new.face_down[q] = pool[at : at + size]
             at += size
-        for q, u in zip(others, unknown):
+        for q, u in zip(others, unknown, strict=True):
             size = int(u.sum())
             new.hand[q] = (s.known[q] + _counts(pool[at : at + size])).astype(np.int8)
             at += size
@@ -739,7 +740,7 @@ def _counts(ranks) -> np.ndarray:
 
 
 def _pickup_penalty(picked: np.ndarray) -> float:
-    """The source's cost of picking up ``picked``: size/13 times the mean weight of non-3/7 cards."""
+    """The source's cost of picking up ``picked``: size/13 x the mean weight of non-3/7 cards."""
     total = int(picked.sum())
     if total == 0:
         return 0.0

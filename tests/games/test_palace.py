@@ -1,4 +1,4 @@
-"""Palace rules, scenario by scenario (RULES.md; reference section 1.5), plus encodings and agents."""
+"""Palace rules scenario by scenario (RULES.md; reference section 1.5), encodings and agents."""
 
 from __future__ import annotations
 
@@ -249,7 +249,7 @@ def test_face_down_ranks_never_reach_observations_or_masks(encoder):
         views.append([(encoder(game).encode(game.view(s, p)), game.view(s, p).legal.copy())
                       for p in range(3)])
     for other in views[1:]:
-        for (obs_a, mask_a), (obs_b, mask_b) in zip(views[0], other):
+        for (obs_a, mask_a), (obs_b, mask_b) in zip(views[0], other, strict=True):
             assert np.array_equal(obs_a, obs_b) and np.array_equal(mask_a, mask_b)
 
 
@@ -437,7 +437,8 @@ def test_heuristic_imagines_only_deals_that_match_its_view():
 
 def test_heuristic_beats_random_players():
     game = Palace()
-    result = evaluate(game, [HeuristicAgent(game), RandomAgent(game), RandomAgent(game)], 30, seed=5)
+    agents = [HeuristicAgent(game), RandomAgent(game), RandomAgent(game)]
+    result = evaluate(game, agents, 30, seed=5)
     assert result.tallies[0].losses == 0
 
 
