@@ -6,7 +6,7 @@ from card_envs.core.cards import NUM_RANKS, RANK_NAMES
 from card_envs.core.spec import GameSpec
 from card_envs.palace.agents import AGENTS
 from card_envs.palace.encoding import ENCODERS
-from card_envs.palace.rules import KIND_NAMES, PICKED_UP, Palace, PalaceState, Play
+from card_envs.palace.rules import BLIND_FAIL, PICKED_UP, Palace, PalaceState, Play
 
 
 def cards_text(counts) -> str:
@@ -18,10 +18,10 @@ def play_text(play: Play) -> str:
     """One history entry in words, e.g. ``player_2 played 9 9 (burned the pile)``."""
     who = f"player_{play.seat}"
     if play.kind == PICKED_UP:
-        return f"{who} picked up the pile ({play.count} cards)"
-    if play.kind == KIND_NAMES.index("failed blind"):
+        return f"{who} picked up the pile ({_cards(play.count)})"
+    if play.kind == BLIND_FAIL:
         return (f"{who} turned up {RANK_NAMES[play.rank]} blind, could not play it, and took "
-                f"it with the pile ({play.count} cards)")
+                f"it with the pile ({_cards(play.count)})")
     where = {0: "", 1: "face-up ", 2: "blind: "}[play.kind]
     text = f"{who} played {where}{' '.join([RANK_NAMES[play.rank]] * play.count)}"
     return text + (" (burned the pile)" if play.burned else "")
@@ -59,6 +59,10 @@ def render(game: Palace, s: PalaceState, player: int | None = None) -> str:
     else:
         lines.append(f"player_{s.player} to play")
     return "\n".join(lines)
+
+
+def _cards(k: int) -> str:
+    return f"{k} card" if k == 1 else f"{k} cards"
 
 
 def _ordinal(k: int) -> str:

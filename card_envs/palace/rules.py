@@ -222,6 +222,12 @@ class Palace(Game):
         self._zero_mask.flags.writeable = False
         self._masks: dict[Any, np.ndarray] = {}
 
+    def __getstate__(self) -> dict[str, Any]:
+        # The memoised masks are a cache: pickled envs (sent to subprocesses) travel light.
+        state = self.__dict__.copy()
+        state["_masks"] = {}
+        return state
+
     # --- dealing ------------------------------------------------------------------------
     def init(self, rng: np.random.Generator) -> PalaceState:
         ranks = rng.permutation(RANK_DECK).tolist()

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import pickle
+
 import numpy as np
 import pytest
 
@@ -448,6 +450,14 @@ def test_heuristic_beats_lowest_first():
     agents = [HeuristicAgent(game), LowestFirstAgent(game), LowestFirstAgent(game)]
     _, _, high = evaluate(game, agents, 300, seed=9).tallies[0].rate("losses")
     assert high < 1 / 3
+
+
+def test_a_pickled_game_leaves_its_mask_cache_behind():
+    game, s = three_seats("4 5 6", pile="5")
+    game.legal_mask(s)
+    twin = pickle.loads(pickle.dumps(game))
+    assert game._masks and not twin._masks
+    assert twin.legal_actions(s.copy()) == game.legal_actions(s)
 
 
 # --- rendering ----------------------------------------------------------------------------
