@@ -17,6 +17,7 @@ GAMES: tuple[tuple[str, int, str], ...] = (
     ("simple_tricks", 0, "SimpleTricks"),
     ("ninety_eight_cards", 0, "NinetyEightCards"),
     ("thirty_one", 0, "ThirtyOne"),
+    ("palace", 0, "Palace"),
 )
 
 

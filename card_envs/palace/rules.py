@@ -1,0 +1,759 @@
+"""Rules of Palace (source 000; RULES.md, Palace section).
+
+52 cards, suits ignored; ranks 2..A are indexed 0..12. Each player has 3 face-down
+cards, 3 face-up cards and 3 in hand; the rest is the draw pile. Players play cards
+of one rank onto the pile, beating its top card, or pick the pile up. 2, 3, 7 and 10
+are wild: a 2 resets, a 3 lets only 3s follow, a 7 asks for 7 or lower, a 10 burns
+the pile (and so do four cards of one rank in a row); a burner acts again. Hands
+refill to 3 from the draw pile; with the hand gone a player plays face-up cards, then
+face-down cards blind. Players who run out of cards are out; the last one holding
+cards loses.
+
+Actions (79, the source's layout): 0-51 play k = 1..4 cards of rank r from hand
+(13 * (k - 1) + r); 52-64 play a face-up card of rank r; 65 play a face-down card
+blind (66-77 are never legal: the player cannot choose a card it cannot see);
+78 pick up the pile. With ``swap_phase=True`` come 169 swap actions
+(79 + 13 * hand rank + face-up rank) and "done swapping" (248).
+
+Besides the rules' own numbers the state keeps ``board``: every public fact as one
+float32 vector by absolute seat (see ``BoardIndex``), updated in place by each
+change, so that observations are one gather away.
+"""
+
+from __future__ import annotations
+
+from typing import Any, NamedTuple
+
+import numpy as np
+
+from card_envs.core.cards import DECK_SIZE, NUM_RANKS, RANK_NAMES, parse_rank
+from card_envs.core.game import Game, State, View, check_choice, check_int
+
+TWO, THREE, SEVEN, TEN = 0, 1, 5, 8
+WILDS = (TWO, THREE, SEVEN, TEN)
+HAND_TARGET = 3  # hands are refilled to this many cards while the draw pile lasts
+DEAL_EACH = 3  # face-down, face-up and hand cards dealt to each player
+BURN_RUN = 4  # this many cards of one rank in a row on top burn the pile
+
+# Action layout (source 000) and the swap-phase extension after it.
+FACE_UP_BASE = 52
+BLIND = 65
+PICK_UP = 78
+NUM_PLAY_ACTIONS = 79
+SWAP_BASE = 79
+SWAP_DONE = SWAP_BASE + NUM_RANKS * NUM_RANKS  # 248
+
+# Kinds of play in the history.
+FROM_HAND, FROM_FACE_UP, BLIND_PLAY, BLIND_FAIL, PICKED_UP = range(5)
+KIND_NAMES = ("hand", "face-up", "blind", "failed blind", "pick-up")
+PLACED = (FROM_HAND, FROM_FACE_UP, BLIND_PLAY)  # kinds that put cards on the pile
+
+
+def _playable_table() -> np.ndarray:
+    """PLAYABLE[top + 1, rank]: whether ``rank`` may go on a pile topped by ``top`` (-1: empty)."""
+    table = np.zeros((NUM_RANKS + 1, NUM_RANKS), dtype=bool)
+    table[0] = True
+    for top in range(NUM_RANKS):
+        for rank in range(NUM_RANKS):
+            if top == THREE:
+                ok = rank == THREE
+            elif top == TWO or rank in WILDS:
+                ok = True
+            elif top == SEVEN:
+                ok = rank <= SEVEN
+            else:
+                ok = rank >= top
+            table[top + 1, rank] = ok
+    return table
+
+
+PLAYABLE = _playable_table()
+ACTION_RANK = np.tile(np.arange(NUM_RANKS), 4)  # rank of hand actions 0..51
+ACTION_COUNT = np.repeat(np.arange(1, 5), NUM_RANKS)  # cards played by hand actions 0..51
+HAND_PLAYABLE = PLAYABLE[:, ACTION_RANK]  # (14, 52): top allows the rank of hand action a
+RANK_DECK = np.repeat(np.arange(NUM_RANKS), 4)
+# Swap actions that exchange a rank for itself change nothing; they are never legal.
+SWAP_USEFUL = ~np.eye(NUM_RANKS, dtype=bool)
+# The source's pickup penalty weighs a picked-up rank r by 13 - r (2s cost most, aces least).
+PICKUP_WEIGHT = (NUM_RANKS - np.arange(NUM_RANKS)).astype(np.float64)
+PICKUP_WEIGHT[[THREE, SEVEN]] = 0.0
+
+# Normalisers of the board.
+HAND_SCALE = 1.0 / DECK_SIZE
+COUNT_SCALE = 0.25  # at most 4 cards of a rank
+FACE_DOWN_SCALE = 1.0 / DEAL_EACH
+RUN_SCALE = 1.0 / (BURN_RUN - 1)  # the longest run that stays on the pile
+
+# Offsets inside one seat's block of the board.
+SEAT_WIDTH = 29
+HAND_SIZE_AT, FACE_UP_AT, FACE_DOWN_AT, KNOWN_AT, OUT_AT = 0, 1, 14, 15, 28
+
+
+class Play(NamedTuple):
+    """One entry of the public history: who did what.
+
+    kind: FROM_HAND, FROM_FACE_UP, BLIND_PLAY, BLIND_FAIL or PICKED_UP. rank: the card
+    played (a blind card by the rank it revealed; -1 for a pick-up). count: cards put on
+    the pile, or cards taken into the hand for BLIND_FAIL and PICKED_UP. burned: the
+    play burned the pile.
+    """
+
+    seat: int
+    kind: int
+    rank: int
+    count: int
+    burned: bool
+
+
+class BoardIndex:
+    """Where each public fact sits in the board vector, for ``n`` players (absolute seats).
+
+    Seat q's block starts at ``29 * q``: hand size / 52, face-up cards per rank / 4 (13),
+    face-down cards / 3, cards publicly known to be in the hand per rank / 4 (13), out flag.
+    Then the pile per rank / 4, pile size / 52, top rank one-hot (13), run / 3, cards out
+    of the game per rank / 4, draw pile / its size at the deal, swap-phase flag. Then a
+    ring of ``n + 1`` history rows (``head`` is the newest): seat one-hot (n), kind
+    one-hot (5), rank one-hot (13), cards placed / 4, cards picked up / 52, burned flag.
+    """
+
+    def __init__(self, n: int):
+        self.n = n
+        common = n * SEAT_WIDTH
+        self.pile = common
+        self.pile_size = common + 13
+        self.top = common + 14
+        self.run = common + 27
+        self.out_cards = common + 28
+        self.draw = common + 41
+        self.swapping = common + 42
+        self.history = common + 43
+        self.history_rows = n + 1
+        self.row_width = n + 21
+        self.row_kind = n
+        self.row_rank = n + 5
+        self.row_placed = n + 18
+        self.row_picked = n + 19
+        self.row_burned = n + 20
+        self.size = self.history + self.history_rows * self.row_width
+
+    def seat(self, q: int) -> int:
+        return q * SEAT_WIDTH
+
+
+class PalaceState(State):
+    """A game in progress.
+
+    hand: per seat an int8 array of cards per rank (hidden from others); hand_size,
+    face_up_size, face_down_size: per-seat counts (public); face_up: (n, 13) int8
+    (public); face_down: per seat the list of face-down ranks (hidden from everyone,
+    the owner included); known: (n, 13) int8 cards each seat is publicly known to hold
+    in hand; draw: the draw pile's ranks, the next card last (hidden); pile: int8 per
+    rank, with pile_size, top (-1 when empty) and run (cards of the top rank in a row
+    on top); out_cards: int8 per rank of cards out of the game; is_out, finished
+    (seats in the order they went out), loser (-1 until the end); history: the last
+    plays (``Play``), newest last; swapping: the swap phase is on; board/head: the
+    public board vector and its newest history row (see ``BoardIndex``).
+    """
+
+    __slots__ = ("hand", "hand_size", "face_up", "face_up_size", "face_down", "face_down_size",
+                 "known", "draw", "pile", "pile_size", "top", "run", "out_cards", "is_out",
+                 "finished", "loser", "history", "swapping", "board", "head")
+
+    def copy(self) -> PalaceState:
+        """An independent copy (written out field by field: searches copy states often)."""
+        new = PalaceState.__new__(PalaceState)
+        new.player, new.terminal, new.truncated = self.player, self.terminal, self.truncated
+        new.steps, new.mask = self.steps, None
+        new.hand = [h.copy() for h in self.hand]
+        new.hand_size = self.hand_size[:]
+        new.face_up = self.face_up.copy()
+        new.face_up_size = self.face_up_size[:]
+        new.face_down = [f[:] for f in self.face_down]
+        new.face_down_size = self.face_down_size[:]
+        new.known = self.known.copy()
+        new.draw = self.draw[:]
+        new.pile = self.pile.copy()
+        new.pile_size, new.top, new.run = self.pile_size, self.top, self.run
+        new.out_cards = self.out_cards.copy()
+        new.is_out = self.is_out[:]
+        new.finished = self.finished[:]
+        new.loser = self.loser
+        new.history = self.history[:]
+        new.swapping = self.swapping
+        new.board = None if self.board is None else self.board.copy()
+        new.head = self.head
+        return new
+
+
+class PalaceView(View):
+    """What one seat knows: its hand, every public count, the pile, the history.
+
+    Never the ranks of any face-down card (its own included), other hands beyond the
+    cards publicly known to be there, or the draw pile's order. The arrays are the
+    state's own: read them, never write them.
+    """
+
+    __slots__ = ("num_players", "to_act", "hand", "hand_size", "face_up", "face_up_size",
+                 "face_down_size", "known", "pile", "pile_size", "top", "run", "out_cards",
+                 "draw_size", "is_out", "finished", "history", "swapping", "board", "head")
+
+
+class Palace(Game):
+    """Palace for 2-5 players (see the module docstring and docs/games/palace.md)."""
+
+    name = "palace"
+    max_steps = 1000
+
+    def __init__(self, num_players: int = 3, swap_phase: bool = False, reward: str = "default"):
+        self.num_players = check_int("num_players", num_players, 2, 5)
+        check_choice("swap_phase", swap_phase, (False, True))
+        check_choice("reward", reward, ("default", "original"))
+        self.swap_phase = bool(swap_phase)
+        self.reward = reward
+        self.shaped = reward == "original"
+        self.num_actions = SWAP_DONE + 1 if self.swap_phase else NUM_PLAY_ACTIONS
+        self.index = BoardIndex(self.num_players)
+        self.draw_at_deal = DECK_SIZE - 3 * DEAL_EACH * self.num_players
+        self._config = {"num_players": self.num_players, "swap_phase": self.swap_phase,
+                        "reward": reward}
+        self._zero_mask = np.zeros(self.num_actions, dtype=np.int8)
+        self._zero_mask.flags.writeable = False
+        self._masks: dict[Any, np.ndarray] = {}
+
+    def __getstate__(self) -> dict[str, Any]:
+        # The memoised masks are a cache: pickled envs (sent to subprocesses) travel light.
+        state = self.__dict__.copy()
+        state["_masks"] = {}
+        return state
+
+    # --- dealing ------------------------------------------------------------------------
+    def init(self, rng: np.random.Generator) -> PalaceState:
+        ranks = rng.permutation(RANK_DECK).tolist()
+        n, d = self.num_players, DEAL_EACH
+        # As in the source: each player takes 9 cards in a row (face-down, face-up, hand).
+        seats = [ranks[9 * q : 9 * q + 9] for q in range(n)]
+        return self.deal(hands=[c[2 * d :] for c in seats], face_up=[c[d : 2 * d] for c in seats],
+                         face_down=[c[:d] for c in seats], draw=ranks[9 * n :], out=())
+
+    def deal(self, hands, face_up, face_down, draw=(), pile=(), out=None, player: int = 0,
+             swapping: bool | None = None, known=None, board: bool = True) -> PalaceState:
+        """A state built from rank lists per seat (for tests and scenarios).
+
+        ``draw`` lists the draw pile from the next card drawn; ``pile`` from bottom to
+        top. Cards not placed anywhere are out of the game unless ``out`` lists exactly
+        which are. Seats dealt no card at all are out already. ``swapping`` defaults to
+        the game's ``swap_phase``. ``known`` lists per seat the hand cards the table knows
+        of (default: none). ``board=False`` leaves out the public board (for states
+        an agent imagines in a search: faster, but they cannot be observed).
+        """
+        n = self.num_players
+        s = PalaceState(player)
+        s.hand = [_counts(h) for h in hands]
+        s.hand_size = [len(h) for h in hands]
+        s.face_up = np.stack([_counts(u) for u in face_up])
+        s.face_up_size = [len(u) for u in face_up]
+        s.face_down = [list(f) for f in face_down]
+        s.face_down_size = [len(f) for f in face_down]
+        s.known = np.zeros((n, NUM_RANKS), dtype=np.int8)
+        if known is not None:
+            s.known = np.stack([_counts(k) for k in known])
+        s.draw = list(reversed(list(draw)))
+        s.pile = _counts(pile)
+        s.pile_size = len(pile)
+        s.top = int(pile[-1]) if len(pile) else -1
+        s.run = 0
+        for rank in reversed(list(pile)):
+            if rank != s.top:
+                break
+            s.run += 1
+        placed = s.pile + sum(s.hand) + s.face_up.sum(axis=0) + _counts(draw)
+        placed = placed + sum(_counts(f) for f in face_down)
+        s.out_cards = (4 - placed).astype(np.int8) if out is None else _counts(out)
+        if (s.out_cards + placed != 4).any():
+            raise ValueError("a deal must hold each rank exactly 4 times")
+        s.is_out = [s.hand_size[q] + s.face_up_size[q] + s.face_down_size[q] == 0 for q in range(n)]
+        s.finished = [q for q in range(n) if s.is_out[q]]
+        s.loser = -1
+        s.history = []
+        s.swapping = self.swap_phase if swapping is None else swapping
+        s.head = 0
+        s.board = self.fresh_board(s) if board else None
+        return s
+
+    def fresh_board(self, s: PalaceState) -> np.ndarray:
+        """The board of ``s`` computed from scratch (``_apply`` keeps it up to date in place)."""
+        ix = self.index
+        board = np.zeros(ix.size, dtype=np.float32)
+        for q in range(self.num_players):
+            at = ix.seat(q)
+            board[at + HAND_SIZE_AT] = s.hand_size[q] * HAND_SCALE
+            board[at + FACE_UP_AT : at + FACE_UP_AT + 13] = s.face_up[q] * COUNT_SCALE
+            board[at + FACE_DOWN_AT] = s.face_down_size[q] * FACE_DOWN_SCALE
+            board[at + KNOWN_AT : at + KNOWN_AT + 13] = s.known[q] * COUNT_SCALE
+            board[at + OUT_AT] = s.is_out[q]
+        board[ix.pile : ix.pile + 13] = s.pile * COUNT_SCALE
+        board[ix.pile_size] = s.pile_size * HAND_SCALE
+        if s.top >= 0:
+            board[ix.top + s.top] = 1.0
+        board[ix.run] = s.run * RUN_SCALE
+        board[ix.out_cards : ix.out_cards + 13] = s.out_cards * COUNT_SCALE
+        board[ix.draw] = len(s.draw) / self.draw_at_deal
+        board[ix.swapping] = s.swapping
+        rows = ix.history_rows
+        for age, play in enumerate(reversed(s.history[-rows:])):
+            self._write_history_row(board, (s.head - age) % rows, play)
+        return board
+
+    # --- legal actions ------------------------------------------------------------------
+    def _legal_mask(self, s: PalaceState) -> np.ndarray:
+        if s.swapping:
+            return self._swap_mask(s)
+        p, top = s.player, s.top
+        # Masks depend only on the top card and the cards the player may play from, so
+        # they are memoised by those; the cached arrays are read-only.
+        if s.hand_size[p]:
+            key = (top, s.hand[p].tobytes())
+        elif s.face_up_size[p]:
+            key = (top, s.face_up[p].tobytes(), 1)
+        else:
+            key = top
+        mask = self._masks.get(key)
+        if mask is None:
+            if len(self._masks) > 200_000:
+                self._masks.clear()
+            mask = self._fresh_mask(s)
+            mask.flags.writeable = False
+            self._masks[key] = mask
+        return mask
+
+    def _fresh_mask(self, s: PalaceState) -> np.ndarray:
+        """The play-phase mask of ``s.player``: hand first, then face-up, then blind."""
+        p, top = s.player, s.top
+        mask = np.zeros(self.num_actions, dtype=np.int8)
+        if s.hand_size[p]:
+            mask[:FACE_UP_BASE] = (s.hand[p][ACTION_RANK] >= ACTION_COUNT) & HAND_PLAYABLE[top + 1]
+        elif s.face_up_size[p]:
+            mask[FACE_UP_BASE:BLIND] = (s.face_up[p] > 0) & PLAYABLE[top + 1]
+        else:
+            mask[BLIND] = 1  # never restricted by the top card: the player can't see its card
+        mask[PICK_UP] = top >= 0
+        return mask
+
+    def _swap_mask(self, s: PalaceState) -> np.ndarray:
+        """Swap-phase mask: any hand rank for any other face-up rank, or done."""
+        p = s.player
+        pairs = np.outer(s.hand[p] > 0, s.face_up[p] > 0) & SWAP_USEFUL
+        mask = np.zeros(self.num_actions, dtype=np.int8)
+        mask[SWAP_BASE:SWAP_DONE] = pairs.reshape(-1)
+        mask[SWAP_DONE] = 1
+        return mask
+
+    def playable(self, top: int, rank: int) -> bool:
+        """Whether a card of ``rank`` may go on a pile whose top rank is ``top`` (-1: empty)."""
+        return bool(PLAYABLE[top + 1, rank])
+
+    # --- playing ------------------------------------------------------------------------
+    def _apply(self, s: PalaceState, action: int, rng: np.random.Generator) -> np.ndarray | None:
+        if action >= SWAP_BASE:
+            self._swap(s, action)
+            return None
+        p = s.player
+        if action < FACE_UP_BASE:
+            count, rank = divmod(action, NUM_RANKS)
+            self._take_from_hand(s, p, rank, count + 1)
+            play = self._place(s, p, FROM_HAND, rank, count + 1)
+            bonus = (count + 1) / 4.0 if count < 3 else 2.0
+        elif action < BLIND:
+            rank = action - FACE_UP_BASE
+            self._take_face_up(s, p, rank)
+            play = self._place(s, p, FROM_FACE_UP, rank, 1)
+            bonus = 5.0
+        elif action == BLIND:
+            play = self._play_blind(s, p, rng)
+            bonus = 10.0 if play.kind == BLIND_PLAY else -5.0
+        else:
+            picked = self._pick_up(s, p)
+            play = Play(p, PICKED_UP, -1, int(picked.sum()), False)
+            bonus = -_pickup_penalty(picked) if self.shaped else 0.0
+        self._record(s, play)
+        self._draw_up(s, p)
+        went_out = self._check_out(s, p)
+        self._pass_turn(s, p, again=play.burned)
+        if not self.shaped:
+            return self.payoffs(s) if s.terminal else None
+        return self._shaped_rewards(s, p, bonus, went_out)
+
+    def _take_from_hand(self, s: PalaceState, p: int, rank: int, count: int) -> None:
+        """Remove ``count`` cards of ``rank`` from p's hand."""
+        s.hand[p][rank] -= count
+        s.hand_size[p] -= count
+        known = int(s.known[p, rank])
+        if known:
+            # Others knew of `known` such cards; those played may have been unknown ones,
+            # so what stays certain is the rest.
+            known = max(0, known - count)
+            s.known[p, rank] = known
+        board = s.board
+        if board is not None:
+            at = p * SEAT_WIDTH
+            board[at + HAND_SIZE_AT] = s.hand_size[p] * HAND_SCALE
+            board[at + KNOWN_AT + rank] = known * COUNT_SCALE
+
+    def _take_face_up(self, s: PalaceState, p: int, rank: int) -> None:
+        s.face_up[p, rank] -= 1
+        s.face_up_size[p] -= 1
+        if s.board is not None:
+            s.board[p * SEAT_WIDTH + FACE_UP_AT + rank] = s.face_up[p, rank] * COUNT_SCALE
+
+    def _place(self, s: PalaceState, p: int, kind: int, rank: int, count: int) -> Play:
+        """Put ``count`` cards of ``rank`` on the pile; a 10 or a fourth in a row burns it."""
+        if rank == TEN:
+            s.out_cards[TEN] += count
+            self._burn(s)
+            return Play(p, kind, rank, count, True)
+        old_top = s.top
+        s.pile[rank] += count
+        s.pile_size += count
+        if rank == old_top:
+            s.run += count
+        else:
+            s.top = rank
+            s.run = count
+        burned = s.run >= BURN_RUN
+        board = s.board
+        if board is not None:
+            ix = self.index
+            board[ix.pile + rank] = s.pile[rank] * COUNT_SCALE
+            board[ix.pile_size] = s.pile_size * HAND_SCALE
+            board[ix.run] = s.run * RUN_SCALE
+            if rank != old_top:
+                if old_top >= 0:
+                    board[ix.top + old_top] = 0.0
+                board[ix.top + rank] = 1.0
+        if burned:
+            self._burn(s)
+        return Play(p, kind, rank, count, burned)
+
+    def _burn(self, s: PalaceState) -> None:
+        """The whole pile leaves the game."""
+        s.out_cards += s.pile
+        if s.board is not None:
+            at = self.index.out_cards
+            s.board[at : at + 13] = s.out_cards * COUNT_SCALE
+        self._clear_pile(s)
+
+    def _clear_pile(self, s: PalaceState) -> None:
+        board = s.board
+        if board is not None:
+            ix = self.index
+            board[ix.pile : ix.pile + 13] = 0.0
+            if s.top >= 0:
+                board[ix.top + s.top] = 0.0
+            board[ix.pile_size] = 0.0
+            board[ix.run] = 0.0
+        s.pile[:] = 0
+        s.top = -1
+        s.pile_size = 0
+        s.run = 0
+
+    def _pick_up(self, s: PalaceState, p: int) -> np.ndarray:
+        """Move the pile into p's hand (a run of 3s on top leaves the game); the cards taken."""
+        if s.top == THREE:
+            s.pile[THREE] -= s.run
+            s.out_cards[THREE] += s.run
+            if s.board is not None:
+                s.board[self.index.out_cards + THREE] = s.out_cards[THREE] * COUNT_SCALE
+        taken = s.pile.copy()
+        self._take_into_hand(s, p, taken)
+        self._clear_pile(s)
+        return taken
+
+    def _take_into_hand(self, s: PalaceState, p: int, cards: np.ndarray) -> None:
+        """Add ``cards`` (per rank) to p's hand in full view of everyone."""
+        s.hand[p] += cards
+        s.known[p] += cards
+        s.hand_size[p] += int(cards.sum())
+        board = s.board
+        if board is not None:
+            at = p * SEAT_WIDTH
+            board[at + HAND_SIZE_AT] = s.hand_size[p] * HAND_SCALE
+            board[at + KNOWN_AT : at + KNOWN_AT + 13] = s.known[p] * COUNT_SCALE
+
+    def _play_blind(self, s: PalaceState, p: int, rng: np.random.Generator) -> Play:
+        """Turn up a random face-down card: play it if legal, else take it and the pile."""
+        cards = s.face_down[p]
+        rank = cards.pop(int(rng.random() * len(cards)))
+        s.face_down_size[p] -= 1
+        if s.board is not None:
+            s.board[p * SEAT_WIDTH + FACE_DOWN_AT] = s.face_down_size[p] * FACE_DOWN_SCALE
+        if PLAYABLE[s.top + 1, rank]:
+            return self._place(s, p, BLIND_PLAY, rank, 1)
+        # RULES.md: the revealed card and the whole pile (3s included) go to the hand.
+        taken = s.pile.copy()
+        taken[rank] += 1
+        self._take_into_hand(s, p, taken)
+        self._clear_pile(s)
+        return Play(p, BLIND_FAIL, rank, int(taken.sum()), False)
+
+    def _draw_up(self, s: PalaceState, p: int) -> None:
+        """Refill p's hand to 3 cards while the draw pile lasts."""
+        need = HAND_TARGET - s.hand_size[p]
+        if need <= 0 or not s.draw:
+            return
+        hand, draw = s.hand[p], s.draw
+        take = min(need, len(draw))
+        for _ in range(take):
+            hand[draw.pop()] += 1
+        s.hand_size[p] += take
+        if s.board is not None:
+            s.board[p * SEAT_WIDTH + HAND_SIZE_AT] = s.hand_size[p] * HAND_SCALE
+            s.board[self.index.draw] = len(draw) / self.draw_at_deal
+
+    def _check_out(self, s: PalaceState, p: int) -> bool:
+        """Mark p out if it has no card left; end the game when one player still holds cards."""
+        if s.hand_size[p] or s.face_up_size[p] or s.face_down_size[p]:
+            return False
+        s.is_out[p] = True
+        s.finished.append(p)
+        if s.board is not None:
+            s.board[p * SEAT_WIDTH + OUT_AT] = 1.0
+        if len(s.finished) == self.num_players - 1:
+            s.loser = s.is_out.index(False)
+            s.terminal = True
+        return True
+
+    def _pass_turn(self, s: PalaceState, p: int, again: bool) -> None:
+        """A burner acts again; otherwise (or if it went out) the next player still in acts."""
+        if s.terminal or (again and not s.is_out[p]):
+            return
+        n = self.num_players
+        q = (p + 1) % n
+        while s.is_out[q]:
+            q = (q + 1) % n
+        s.player = q
+
+    def _record(self, s: PalaceState, play: Play) -> None:
+        """Append ``play`` to the history and to the board's ring of recent plays."""
+        history = s.history
+        history.append(play)
+        if len(history) > self.index.history_rows:
+            del history[0]
+        s.head = (s.head + 1) % self.index.history_rows
+        if s.board is not None:
+            self._write_history_row(s.board, s.head, play)
+
+    def _write_history_row(self, board: np.ndarray, row: int, play: Play) -> None:
+        ix = self.index
+        at = ix.history + row * ix.row_width
+        board[at : at + ix.row_width] = 0.0
+        board[at + play.seat] = 1.0
+        board[at + ix.row_kind + play.kind] = 1.0
+        if play.rank >= 0:
+            board[at + ix.row_rank + play.rank] = 1.0
+        if play.kind in PLACED:
+            board[at + ix.row_placed] = play.count * COUNT_SCALE
+        else:
+            board[at + ix.row_picked] = play.count * HAND_SCALE
+        if play.burned:
+            board[at + ix.row_burned] = 1.0
+
+    def _swap(self, s: PalaceState, action: int) -> None:
+        """Exchange a hand card for a face-up card, or end this seat's swapping."""
+        p = s.player
+        if action == SWAP_DONE:
+            if p + 1 < self.num_players:
+                s.player = p + 1
+            else:
+                s.swapping = False
+                s.player = 0
+                if s.board is not None:
+                    s.board[self.index.swapping] = 0.0
+            return
+        given, taken = divmod(action - SWAP_BASE, NUM_RANKS)
+        hand, face_up, known = s.hand[p], s.face_up[p], s.known[p]
+        hand[given] -= 1
+        hand[taken] += 1
+        face_up[taken] -= 1
+        face_up[given] += 1
+        # Everyone saw the face-up card go into the hand.
+        known[taken] += 1
+        known[given] = max(0, known[given] - 1)
+        if s.board is not None:
+            at = p * SEAT_WIDTH
+            for rank in (given, taken):
+                s.board[at + FACE_UP_AT + rank] = face_up[rank] * COUNT_SCALE
+                s.board[at + KNOWN_AT + rank] = known[rank] * COUNT_SCALE
+
+    def _shaped_rewards(self, s: PalaceState, p: int, bonus: float, went_out: bool) -> np.ndarray:
+        """Source 000's blog-era step rewards for the actor, plus the terminal payoffs."""
+        rewards = self.payoffs(s) if s.terminal else np.zeros(self.num_players)
+        rewards[p] += bonus
+        if went_out:
+            rewards[p] += 20.0 if len(s.finished) == 1 else 10.0
+        if not s.terminal and s.steps + 1 >= self.max_steps:
+            # The source's stalemate penalty for everyone still holding cards.
+            for q in range(self.num_players):
+                if not s.is_out[q]:
+                    rewards[q] -= 10.0
+        return rewards
+
+    # --- what a seat sees ---------------------------------------------------------------
+    def view(self, s: PalaceState, player: int) -> PalaceView:
+        v = PalaceView()
+        v.player = player
+        v.to_act = s.player == player and not (s.terminal or s.truncated)
+        v.legal = self.legal_mask(s) if v.to_act else self._zero_mask
+        v.num_players = self.num_players
+        v.hand = s.hand[player]
+        v.hand_size = s.hand_size
+        v.face_up = s.face_up
+        v.face_up_size = s.face_up_size
+        v.face_down_size = s.face_down_size
+        v.known = s.known
+        v.pile = s.pile
+        v.pile_size = s.pile_size
+        v.top = s.top
+        v.run = s.run
+        v.out_cards = s.out_cards
+        v.draw_size = len(s.draw)
+        v.is_out = s.is_out
+        v.finished = s.finished
+        v.history = s.history
+        v.swapping = s.swapping
+        v.board = s.board
+        v.head = s.head
+        return v
+
+    def payoffs(self, s: PalaceState) -> np.ndarray:
+        """Loser -1, every other player +1/(n-1); zeros until the game ends (and when truncated)."""
+        n = self.num_players
+        if not s.terminal:
+            return np.zeros(n)
+        pay = np.full(n, 1.0 / (n - 1))
+        pay[s.loser] = -1.0
+        return pay
+
+    def result(self, s: PalaceState, player: int) -> dict[str, Any]:
+        info = super().result(s, player)
+        info["place"] = self.place(s, player)
+        return info
+
+    def place(self, s: PalaceState, player: int) -> int | None:
+        """1 for the first player out, ..., n for the loser; None while still undecided."""
+        if s.is_out[player]:
+            return s.finished.index(player) + 1
+        return self.num_players if s.terminal else None
+
+    # --- consistency --------------------------------------------------------------------
+    def check_invariants(self, s: PalaceState) -> None:
+        n = self.num_players
+        hands = np.stack(s.hand)
+        total = hands.sum(axis=0) + s.face_up.sum(axis=0) + s.pile + s.out_cards
+        total = total + _counts([r for f in s.face_down for r in f]) + _counts(s.draw)
+        assert (total == 4).all(), f"each rank is in the game 4 times: {total}"
+        assert (hands >= 0).all() and (s.face_up >= 0).all() and (s.pile >= 0).all()
+        assert s.hand_size == hands.sum(axis=1).tolist(), "hand sizes"
+        assert s.face_up_size == s.face_up.sum(axis=1).tolist(), "face-up sizes"
+        assert s.face_down_size == [len(f) for f in s.face_down], "face-down sizes"
+        assert (s.known >= 0).all() and (s.known <= hands).all(), "known cards are held"
+        assert s.pile_size == int(s.pile.sum()), "pile size"
+        assert (s.top >= 0) == (s.pile_size > 0) and s.top != TEN, "a top card iff a pile; no 10"
+        if s.top >= 0:
+            assert 1 <= s.run < BURN_RUN and s.run <= s.pile[s.top], "run of the top rank"
+        for q in range(n):
+            empty = s.hand_size[q] + s.face_up_size[q] + s.face_down_size[q] == 0
+            assert s.is_out[q] == empty, f"seat {q} is out iff it has no cards"
+            assert s.face_up_size[q] <= DEAL_EACH and s.face_down_size[q] <= DEAL_EACH
+        assert sorted(s.finished) == [q for q in range(n) if s.is_out[q]], "finishing order"
+        assert len(s.history) <= self.index.history_rows
+        if not s.done:
+            assert not s.is_out[s.player], "the player to act is still in"
+            assert len(s.finished) < n - 1
+            if s.draw:
+                assert min(s.hand_size) >= HAND_TARGET, "hands are full while the draw pile lasts"
+        if s.terminal:
+            assert len(s.finished) == n - 1 and not s.is_out[s.loser]
+        if s.board is not None:
+            assert np.array_equal(s.board, self.fresh_board(s)), "board matches the state"
+
+    def randomize_hidden(self, s: PalaceState, player: int,
+                         rng: np.random.Generator) -> PalaceState:
+        # Hidden from `player`: every face-down card, the draw pile, and the part of each
+        # other hand that is not publicly known. Pool them and deal them back out.
+        new = s.copy()
+        others = [q for q in range(self.num_players) if q != player]
+        unknown = [s.hand[q] - s.known[q] for q in others]
+        pool = list(s.draw) + [r for f in s.face_down for r in f]
+        pool += [r for u in unknown for r in np.repeat(np.arange(NUM_RANKS), u).tolist()]
+        pool = rng.permutation(np.array(pool, dtype=np.int64)).tolist()
+        at = len(s.draw)
+        new.draw = pool[:at]
+        for q in range(self.num_players):
+            size = len(s.face_down[q])
+            new.face_down[q] = pool[at : at + size]
+            at += size
+        for q, u in zip(others, unknown, strict=True):
+            size = int(u.sum())
+            new.hand[q] = (s.known[q] + _counts(pool[at : at + size])).astype(np.int8)
+            at += size
+        return new
+
+    # --- names --------------------------------------------------------------------------
+    def action_name(self, action: int) -> str:
+        if action < FACE_UP_BASE:
+            count, rank = divmod(action, NUM_RANKS)
+            return "play " + " ".join([RANK_NAMES[rank]] * (count + 1))
+        if action < BLIND:
+            return f"play face-up {RANK_NAMES[action - FACE_UP_BASE]}"
+        if action == BLIND:
+            return "play face-down (blind)"
+        if action < PICK_UP:
+            return f"face-down {RANK_NAMES[action - BLIND]} (never legal)"
+        if action == PICK_UP:
+            return "pick up the pile"
+        if action < SWAP_DONE:
+            given, taken = divmod(action - SWAP_BASE, NUM_RANKS)
+            return f"swap hand {RANK_NAMES[given]} for face-up {RANK_NAMES[taken]}"
+        return "done swapping"
+
+    def action_table(self) -> list[tuple[str, str]]:
+        rows = [(f"{13 * k}-{13 * k + 12}",
+                 f"play {k + 1} card{'s' if k else ''} of rank 2..A from the hand "
+                 f"(index = {13 * k} + rank)") for k in range(4)]
+        rows += [
+            ("52-64", "play the face-up card of rank 2..A (only with an empty hand)"),
+            ("65", "play a face-down card blind (only with no hand and no face-up cards; "
+                   "the environment draws one at random)"),
+            ("66-77", "never legal (the source's per-rank face-down actions: a player cannot "
+                      "choose a card it cannot see)"),
+            ("78", "pick up the pile (whenever it is not empty)"),
+        ]
+        if self.swap_phase:
+            rows += [
+                (f"{SWAP_BASE}-{SWAP_DONE - 1}", f"swap phase: give a hand card of rank a for the "
+                                                 f"face-up card of rank b (index = {SWAP_BASE} + "
+                                                 "13 * a + b; a != b)"),
+                (str(SWAP_DONE), "swap phase: done swapping (the next seat swaps, or play starts)"),
+            ]
+        return rows
+
+
+def _counts(ranks) -> np.ndarray:
+    """int8 cards per rank of a list of rank indices."""
+    return np.bincount(np.asarray(list(ranks), dtype=np.int64), minlength=NUM_RANKS).astype(np.int8)
+
+
+def _pickup_penalty(picked: np.ndarray) -> float:
+    """The source's cost of picking up ``picked``: size/13 x the mean weight of non-3/7 cards."""
+    total = int(picked.sum())
+    if total == 0:
+        return 0.0
+    weighed = int(picked.sum() - picked[THREE] - picked[SEVEN])
+    if weighed == 0:
+        return 0.5
+    return total / NUM_RANKS * float(PICKUP_WEIGHT @ picked) / weighed
+
+
+def ranks(text: str) -> list[int]:
+    """Rank indices from names, e.g. ``ranks("4 9 9 K")``; for tests and scenarios."""
+    return [parse_rank(t) for t in text.split()]
