@@ -59,6 +59,8 @@ class DefaultEncoder(Encoder):
             Piece("deck_size", 1, 0, 1, f"cards in the deck / {C}"),
             Piece("round_turns", 1, 0, 1,
                   f"turns played this round / {game.max_round_turns} (the turn cap), at most 1"),
+            Piece("suit_totals", NUM_SUITS, 0, 1,
+                  "value of my cards in each suit (S H D C) / 31: what a player adds up"),
             Piece("options", HAND_SIZE, 0, 1,
                   "my hand's score / 31 if the card I must place (else the top discard) "
                   "replaced slot 0, 1, 2; all 0 when there is no such card"),
@@ -80,6 +82,7 @@ class DefaultEncoder(Encoder):
         self._inv_turns = 1.0 / game.max_round_turns
         self._score_table = game.score_table
         self._options = lay.start("options")
+        self._suits = lay.start("suit_totals")
 
     def encode(self, v: ThirtyOneView) -> np.ndarray:
         # scalar writes: for a dozen entries far cheaper than one fancy assignment from lists
@@ -98,6 +101,9 @@ class DefaultEncoder(Encoder):
             obs[a] = obs[C + b] = obs[2 * C + c] = 1.0
             table = self._score_table
             obs[t + 3] = table[a, b, c] * _INV_31
+            suits = self._suits
+            for card in hand:
+                obs[suits + SUIT[card]] += VALUE[card] * _INV_31
             card = v.drawn if v.drawn >= 0 else v.top
             if card >= 0:
                 o = self._options
