@@ -66,8 +66,8 @@ class PolicyAgent(BaseAgent):
         mask = view.legal
         with th.no_grad():
             if self.algo == "dqn":
-                q = self.policy.q_net({"observation": obs, "action_mask": th.from_numpy(mask[None].copy())})
-                q = q[0].numpy()
+                batch = {"observation": obs, "action_mask": th.from_numpy(mask[None].copy())}
+                q = self.policy.q_net(batch)[0].numpy()
                 return int(np.flatnonzero(mask)[np.argmax(q[mask > 0])])
             dist = self.policy.get_distribution(obs, action_masks=mask[None, :].astype(bool))
             if self.deterministic:
