@@ -39,6 +39,7 @@ from baselines.common import (
     write_csv,
 )
 from baselines.selfplay import KingOfTheHill, SelfPlayOpponent, parse_mix
+from baselines.shaping import PotentialShaping
 from card_envs.core.agents import make_agent
 from card_envs.rl.policy_agent import ALGOS, PolicyAgent, algo_class, save_model, write_json
 
@@ -77,6 +78,7 @@ def build_config(args: argparse.Namespace) -> dict[str, Any]:
         "eval_opponents": gcfg["eval_opponents"],
         "duplicate": gcfg["duplicate"],
         "team": gcfg["team"],
+        "shaping": gcfg.get("shaping"),
         **settings,
         "hyperparams": hp,
     }
@@ -135,12 +137,13 @@ class Trainer:
         gym_env = self.spec.factories()[2]
 
         def make():
-            return gym_env(
-                **cfg["env_kwargs"],
-                obs_encoding=cfg["obs_encoding"],
-                opponent=self._opponents(index),
-                dict_obs=self.dict_obs,
-            )
+            env = gym_env(**cfg["env_kwargs"], obs_encoding=cfg["obs_encoding"],
+                          opponent=self._opponents(index), dict_obs=self.dict_obs)
+            shaping = cfg.get("shaping")
+            if shaping:
+                gamma = cfg["hyperparams"].get("gamma", 0.99)
+                env = PotentialShaping(env, shaping["potential"], shaping.get("scale", 1.0), gamma)
+            return env
 
         return make
 

@@ -7,6 +7,9 @@ and inside PettingZoo's classic wrapper stack. Targets are interleaved over
 several rounds and each figure is the median; ratios compare ``env()`` and the
 Gymnasium view with the wrapped floor and ``raw_env()`` with the bare floor.
 
+With ``--anchors`` it also times PettingZoo's ``texas_holdem_v4`` (env and raw_env) and
+RLCard's ``uno`` called directly, when those packages are installed, for comparison.
+
 Run: ``python benchmarks/env_speed.py`` or ``card-envs bench`` (``--help`` for options).
 """
 
@@ -126,6 +129,52 @@ def time_gym(make: Callable, seconds: float, seed: int = 0) -> float:
     return steps / (time.perf_counter() - start)
 
 
+def time_rlcard(make: Callable, seconds: float, seed: int = 0) -> float:
+    """Steps per second of random legal play in an RLCard env called directly."""
+    env = make()
+    rng = np.random.default_rng(seed)
+    steps = 0
+    start = time.perf_counter()
+    deadline = start + seconds
+    while True:
+        state, _ = env.reset()
+        while not env.is_over():
+            legal = list(state["legal_actions"])
+            state, _ = env.step(legal[int(rng.random() * len(legal))])
+            steps += 1
+        if time.perf_counter() >= deadline:
+            break
+    return steps / (time.perf_counter() - start)
+
+
+def anchors() -> list[tuple[str, str, Callable, Callable]]:
+    """Other projects' card envs, when installed: PettingZoo's texas_holdem_v4, RLCard's uno."""
+    rows = []
+    try:
+        from pettingzoo.classic import texas_holdem_v4
+
+        rows.append(
+            ("pettingzoo texas_holdem_v4 env()", "anchor-env", time_aec, texas_holdem_v4.env)
+        )
+        rows.append(
+            (
+                "pettingzoo texas_holdem_v4 raw_env()",
+                "anchor-raw",
+                time_aec,
+                texas_holdem_v4.raw_env,
+            )
+        )
+    except ImportError as err:
+        print(f"(skipping PettingZoo texas_holdem_v4: {err})")
+    try:
+        import rlcard
+
+        rows.append(("rlcard uno (direct)", "anchor-raw", time_rlcard, lambda: rlcard.make("uno")))
+    except ImportError as err:
+        print(f"(skipping RLCard uno: {err})")
+    return rows
+
+
 def targets(games: list[str]) -> list[tuple[str, str, Callable, Callable]]:
     """(label, kind, timer, factory) for the floors and each game's three entry points."""
     rows = [
@@ -141,8 +190,10 @@ def targets(games: list[str]) -> list[tuple[str, str, Callable, Callable]]:
     return rows
 
 
-def run(games: list[str], seconds: float, rounds: int) -> list[tuple[str, str, float]]:
-    rows = targets(games)
+def run(
+    games: list[str], seconds: float, rounds: int, with_anchors: bool = False
+) -> list[tuple[str, str, float]]:
+    rows = targets(games) + (anchors() if with_anchors else [])
     samples: dict[str, list[float]] = {label: [] for label, *_ in rows}
     for r in range(rounds):
         for label, _, timer, make in rows:  # interleaved: every target once per round
@@ -154,7 +205,7 @@ def report(results: list[tuple[str, str, float]]) -> str:
     floors = {kind: rate for _, kind, rate in results if kind.startswith("floor")}
     lines = ["| target | agent-steps/s | ratio to floor |", "|---|---:|---:|"]
     for label, kind, rate in results:
-        if kind == "raw" or kind == "floor-bare":
+        if kind in ("raw", "floor-bare", "anchor-raw"):
             ratio = f"{rate / floors['floor-bare']:.2f}x bare"
         else:
             ratio = f"{rate / floors['floor-wrapped']:.2f}x wrapped"
@@ -169,10 +220,15 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--rounds", type=int, default=5, help="interleaved rounds (median reported)"
     )
+    parser.add_argument(
+        "--anchors",
+        action="store_true",
+        help="also PettingZoo's texas_holdem_v4 and RLCard's uno, if installed",
+    )
     args = parser.parse_args(argv)
     games = args.games or env_names()
     print(f"{args.rounds} interleaved rounds of {args.seconds:g} s per target; medians")
-    print(report(run(games, args.seconds, args.rounds)))
+    print(report(run(games, args.seconds, args.rounds, args.anchors)))
     return 0
 
 
