@@ -16,6 +16,7 @@ import pettingzoo
 GAMES: tuple[tuple[str, int, str], ...] = (
     ("simple_tricks", 0, "SimpleTricks"),
     ("ninety_eight_cards", 0, "NinetyEightCards"),
+    ("literature", 0, "Literature"),
 )
 
 

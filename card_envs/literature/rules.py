@@ -88,14 +88,15 @@ class LiteratureState(State):
 class LiteratureView(View):
     """What one seat knows: its hand, every public fact, and its knowledge tables.
 
-    Seats are absolute (0..n-1). ``tables`` is uint8 (3, 8, n): for each half-suit h and
+    Seats are absolute (0..n-1); ``turn`` is the seat to act (or that acted last, once the
+    game is over). ``tables`` is uint8 (3, 8, n): for each half-suit h and
     seat s, the bits (card positions 0-5) this seat knows s holds ``[0, h, s]`` and lacks
     ``[1, h, s]``, and the least number of cards of h that s holds ``[2, h, s]``; ``holds()``,
     ``lacks()`` and ``least()`` give them per card. ``believed[i]`` (original rules) is the
     same for what this seat can tell that seat i knows.
     """
 
-    __slots__ = ("num_players", "to_act", "original", "hand", "sizes", "live", "outcome",
+    __slots__ = ("num_players", "to_act", "turn", "original", "hand", "sizes", "live", "outcome",
                  "declarer", "score", "claim_half", "claim_names", "last_asks", "tables",
                  "believed")
 
@@ -350,6 +351,7 @@ class Literature(Game):
         v = LiteratureView()
         v.player = player
         v.to_act = s.player == player and not s.done
+        v.turn = s.player
         v.legal = self.legal_mask(s) if v.to_act else self._zero_mask
         v.num_players = self.num_players
         v.original = self.original
