@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from card_envs.core.encoding import Encoder, Piece
-from card_envs.literature.deck import BYTE_CARDS, HALF_SUIT_SIZE, NUM_CARDS, NUM_HALF_SUITS
+from card_envs.literature.deck import BYTE_CARDS, CARD_BIT, HALF_SUIT_SIZE, NUM_CARDS, NUM_HALF_SUITS
 from card_envs.literature.rules import DISCARDED, LAST_ASKS, LIVE, Literature, LiteratureView
 
 # OUT_OF_PLAY[live] is the bool (48,) row of the cards of half-suits not in ``live``.
@@ -54,32 +54,43 @@ class DefaultEncoder(Encoder):
     def __init__(self, game: Literature):
         super().__init__(game)
         n = game.num_players
-        self._rows = [np.array([(p + r) % n for r in range(n)]) for p in range(n)]
+        self._rows = [[(p + r) % n for r in range(n)] for p in range(n)]
         self._ask_size = 2 * n + NUM_CARDS + 1
         lay = self.layout
-        self._hand, self._tables = lay.start("hand"), lay.start("holds")
-        self._lacks, self._least = lay.start("lacks"), lay.start("least")
-        self._sizes, self._halves = lay.start("hand_sizes"), lay.start("half_suits")
-        self._claim, self._claimer = lay.start("claim_half"), lay.start("claimer")
-        self._names, self._asks = lay.start("claim_names"), lay.start("last_asks")
-        self._turn = lay.start("my_turn")
+        self._least, self._sizes = lay.start("least"), lay.start("hand_sizes")
+        self._halves, self._claim = lay.start("half_suits"), lay.start("claim_half")
+        self._claimer, self._names = lay.start("claimer"), lay.start("claim_names")
+        self._asks, self._turn = lay.start("last_asks"), lay.start("my_turn")
+        # The hand (8 bytes, slot form) and the view's raw tables are unpacked to bits; these
+        # index tables pick hand, holds and lacks in layout order with seats rotated to player p.
+        self._bit_index, self._least_index = [], []
+        for p in range(n):
+            seats = self._rows[p]
+            bits = [CARD_BIT[c] for c in range(NUM_CARDS)]
+            for kind in range(2):
+                bits += [8 * (8 + kind * 8 * n + h * n + q) + pos for q in seats
+                         for h in range(NUM_HALF_SUITS) for pos in range(HALF_SUIT_SIZE)]
+            self._bit_index.append(np.array(bits, dtype=np.intp))
+            self._least_index.append(np.array([16 * n + h * n + q for q in seats
+                                               for h in range(NUM_HALF_SUITS)], dtype=np.intp))
+        self._binary_end = self._least
 
     def encode(self, v: LiteratureView) -> np.ndarray:
         n, p = self.game.num_players, v.player
         obs = np.zeros(self.size, dtype=np.float32)
-        rows = self._rows[p]
-        tables = v.tables[:, :, rows]
-        obs[self._hand:self._tables] = BYTE_CARDS[np.frombuffer(v.hand.to_bytes(8, "little"),
-                                                                np.uint8)].ravel()
-        obs[self._tables:self._least] = BYTE_CARDS[tables[:2].transpose(0, 2, 1)].ravel()
+        raw = np.frombuffer(v.hand.to_bytes(8, "little") + v.raw, np.uint8)
+        bits = np.unpackbits(raw[: 8 + 16 * n], bitorder="little")
+        obs[: self._binary_end] = bits[self._bit_index[p]]
+        obs[self._least : self._sizes] = raw[8:][self._least_index[p]] * (1.0 / 6.0)
+        at = self._sizes
+        for q in self._rows[p]:
+            obs[at] = v.sizes[q] / 48.0
+            at += 1
         if v.live != 0xFF:
-            obs[self._lacks:self._least].reshape(n, NUM_CARDS)[:, OUT_OF_PLAY[v.live]] = 1.0
-        obs[self._least:self._sizes] = tables[2].T.ravel() / 6.0
-        obs[self._sizes:self._halves] = np.array(v.sizes)[rows] / 48.0
-        for h, outcome in enumerate(v.outcome):
-            if outcome != LIVE:
-                which = 2 if outcome == DISCARDED else (0 if outcome == v.team else 1)
-                obs[self._halves + 3 * h + which] = 1.0
+            for h, outcome in enumerate(v.outcome):
+                if outcome != LIVE:
+                    which = 2 if outcome == DISCARDED else (0 if outcome == v.team else 1)
+                    obs[self._halves + 3 * h + which] = 1.0
         if v.claim_half >= 0:
             obs[self._claim + v.claim_half] = 1.0
             obs[self._claimer + (v.turn - p) % n] = 1.0
@@ -90,9 +101,9 @@ class DefaultEncoder(Encoder):
             obs[at + (asker - p) % n] = 1.0
             obs[at + n + (asked - p) % n] = 1.0
             obs[at + 2 * n + card] = 1.0
-            obs[at + 2 * n + NUM_CARDS] = float(success)
+            obs[at + 2 * n + NUM_CARDS] = success
             at += self._ask_size
-        obs[self._turn] = float(v.to_act)
+        obs[self._turn] = v.to_act
         return obs
 
 
@@ -133,7 +144,6 @@ class OriginalEncoder(Encoder):
         n = self.game.num_players
         holds = BYTE_CARDS[tables[0].T].reshape(n, NUM_CARDS)
         lacks = BYTE_CARDS[tables[1].T].reshape(n, NUM_CARDS)
-        lacks[:, OUT_OF_PLAY[v.live]] = 1
         out = np.empty((n, self._block), dtype=np.float32)
         out[:, :NUM_CARDS] = (2 + holds - lacks)[:, SOURCE_CARDS]
         out[:, NUM_CARDS:-1] = tables[2].T[:, SOURCE_HALVES]
@@ -146,9 +156,9 @@ class OriginalEncoder(Encoder):
         obs[0] = v.player
         at = 1 + n * block
         obs[1:at] = self._blocks(v.tables, v).ravel()
-        for k, believed in enumerate(v.believed):
+        for k in range(len(v.believed)):
             obs[at] = k
-            obs[at + 1:at + 1 + n * block] = self._blocks(believed, v).ravel()
+            obs[at + 1:at + 1 + n * block] = self._blocks(v.believed_tables(k), v).ravel()
             at += 1 + n * block
         for h, outcome in enumerate(v.outcome):
             if outcome != LIVE:

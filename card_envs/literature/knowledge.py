@@ -54,16 +54,18 @@ class Knowledge:
     """The tables of every observer of one game (see the module docstring for the layout).
 
     holds / lacks / least: one int per half-suit; room: per half-suit, the cards each
-    (observer, seat) does not lack (a cache for rule 6); sizes: hand sizes; live: bit h set
+    (observer, seat) does not lack; least_total / room_total: their sums over the half-suits
+    (room and the totals are caches for rules 5 and 6); sizes: hand sizes; live: bit h set
     while half-suit h is in play.
     """
 
-    __slots__ = ("holds", "lacks", "least", "room", "sizes", "live")
+    __slots__ = ("holds", "lacks", "least", "room", "least_total", "room_total", "sizes", "live")
 
     def copy(self) -> Knowledge:
         new = Knowledge()
         new.holds, new.lacks, new.least = list(self.holds), list(self.lacks), list(self.least)
-        new.room, new.sizes, new.live = list(self.room), self.sizes, self.live
+        new.room, new.least_total, new.room_total = list(self.room), self.least_total, self.room_total
+        new.sizes, new.live = self.sizes, self.live
         return new
 
     def __eq__(self, other: object) -> bool:
@@ -96,8 +98,10 @@ class Engine:
         self._sixes, self.cards = _repeat(0x06, nb), _repeat(0x3F, nb)
         self._observer_rep = sum(1 << (8 * o * n) for o in range(self.num_observers))
         self._first_seat = self._observer_rep * 0xFF
+        self._first_seat_one = self._observer_rep
         self._first_seat_six = self._observer_rep * 0x06
         self._seat_rep = sum(1 << (8 * s) for s in range(n))
+        self._last_seat = 8 * (n - 1)
         self.unit = [self._observer_rep << (8 * s) for s in range(n)]
         self._fact = [[u << k for k in range(HALF_SUIT_SIZE)] for u in self.unit]
         groups: dict[int, int] = {}
@@ -135,6 +139,7 @@ class Engine:
         k.lacks = [0] * NUM_HALF_SUITS
         k.least = [0] * NUM_HALF_SUITS
         k.room = [self._sixes] * NUM_HALF_SUITS
+        k.least_total, k.room_total = 0, NUM_HALF_SUITS * self._sixes
         k.sizes = sum(size * u for size, u in zip(sizes, self.unit))
         k.live = ALL_HALVES
         return k
@@ -151,6 +156,7 @@ class Engine:
                 k.holds[h] |= mine << at
                 k.lacks[h] |= (0x3F & ~mine) << at
                 k.least[h] |= mine.bit_count() << at
+        self.refresh(k)
         self.close(k, [EVERYTHING] * NUM_HALF_SUITS)
         return k
 
@@ -164,36 +170,40 @@ class Engine:
             # the respondent held it: the asker's least count after the move is at least 2
             # and the respondent's can drop by one without going below 0.
             least = self.max(k.least[h], self.unit[asker] | self.unit[respondent])
-            k.least[h] = least + self.unit[asker] - self.unit[respondent]
+            self._set_least(k, h, least + self.unit[asker] - self.unit[respondent])
             k.holds[h] = (k.holds[h] & ~give) | take
             k.lacks[h] = (k.lacks[h] & ~take) | give
             k.sizes += self.unit[asker] - self.unit[respondent]
             pending[h] = EVERYTHING
         else:
             k.lacks[h] |= take | give
-            k.least[h] = self.max(k.least[h], self.unit[asker])
+            self._set_least(k, h, self.max(k.least[h], self.unit[asker]))
             pending[h] = LACKS | LEAST
-        self.close(k, pending)
+        self.close(k, pending, 1 << pos)
 
     def claim(self, k: Knowledge, h: int, held: Sequence[int]) -> None:
         """Take half-suit ``h`` out of play; ``held[s]`` is how many of its cards seat s had."""
-        k.holds[h] = k.lacks[h] = k.least[h] = k.room[h] = 0
+        self._set_least(k, h, 0)
+        self._set_room(k, h, 0)
+        k.holds[h] = k.lacks[h] = 0
         k.live &= ~(1 << h)
         k.sizes -= sum(count * self.unit[s] for s, count in enumerate(held))
         self.close(k, [0] * NUM_HALF_SUITS)
 
     # --- the fixed point ----------------------------------------------------------------
-    def close(self, k: Knowledge, pending: list[int]) -> None:
-        """Apply the rules until nothing changes; ``pending[h]`` says what changed in half-suit h."""
+    def close(self, k: Knowledge, pending: list[int], positions: int = 0x3F) -> None:
+        """Apply the rules until nothing changes; ``pending[h]`` says what changed in half-suit h
+        (and ``positions`` which card positions got new "lacks" facts there)."""
         while True:
             for h in range(NUM_HALF_SUITS):
                 if pending[h] and k.live >> h & 1:
-                    self._close_half_suit(k, h, pending[h])
+                    self._close_half_suit(k, h, pending[h], positions)
             pending = self._across_half_suits(k)
-            if not any(pending):
+            if pending is None:
                 return
+            positions = 0x3F
 
-    def _close_half_suit(self, k: Knowledge, h: int, dirty: int) -> None:
+    def _close_half_suit(self, k: Knowledge, h: int, dirty: int, positions: int) -> None:
         """Rules 1-4, 7 and 8 inside half-suit h, to a fixed point."""
         holds, lacks, least = k.holds[h], k.lacks[h], k.least[h]
         cards = self.cards
@@ -204,7 +214,7 @@ class Engine:
                 lacks |= self._one_holder(holds)
                 least = self.max(least, self.counts(holds))
             if dirty & LACKS:
-                holds |= self._last_candidate(cards & ~lacks)
+                holds |= self._last_candidate(cards & ~lacks, positions)
             if dirty & (LACKS | LEAST):
                 full = self.equal(least + self.counts(lacks), self._sixes)
                 holds |= full & cards & ~lacks
@@ -214,9 +224,37 @@ class Engine:
                 holds, lacks, least = self._what_they_know(holds, lacks, least)
             dirty = ((holds != before[0]) * HOLDS | (lacks != before[1]) * LACKS
                      | (least != before[2]) * LEAST)
+            if dirty & LACKS:
+                positions = self._positions(lacks & ~before[1])
         if new_lacks or lacks != k.lacks[h]:
-            k.room[h] = self.counts(cards & ~lacks)
-        k.holds[h], k.lacks[h], k.least[h] = holds, lacks, least
+            self._set_room(k, h, self.counts(cards & ~lacks))
+        if least != k.least[h]:
+            self._set_least(k, h, least)
+        k.holds[h], k.lacks[h] = holds, lacks
+
+    @staticmethod
+    def _set_least(k: Knowledge, h: int, least: int) -> None:
+        # Subtract first: every byte of the total is at least the old byte, so nothing borrows.
+        k.least_total = k.least_total - k.least[h] + least
+        k.least[h] = least
+
+    @staticmethod
+    def _set_room(k: Knowledge, h: int, room: int) -> None:
+        k.room_total = k.room_total - k.room[h] + room
+        k.room[h] = room
+
+    def _positions(self, bits: int) -> int:
+        """The card positions (0-5) set in any byte of ``bits``, as a 6-bit mask."""
+        out = 0
+        for pos in range(HALF_SUIT_SIZE):
+            if bits & (self._low << pos):
+                out |= 1 << pos
+        return out
+
+    def _across_seats(self, x: int) -> int:
+        """The sum over each observer's seats of the bytes of x, in its first seat's byte
+        (sums below 256; for card bits, only where no two seats share a card)."""
+        return ((x * self._seat_rep) >> self._last_seat) & self._first_seat
 
     def _exact(self, holds: int, least: int) -> int:
         """The unknown cards of every byte whose known holdings equal its least count."""
@@ -224,26 +262,24 @@ class Engine:
 
     def _one_holder(self, holds: int) -> int:
         """Rule 1: "lacks" for every seat but the known holder of a card."""
-        held = holds
-        for s in range(1, self.num_seats):
-            held |= holds >> (8 * s)
-        return ((held & self._first_seat) * self._seat_rep) & ~holds
+        # A card has one holder, so adding the seats' bytes cannot carry.
+        return (self._across_seats(holds) * self._seat_rep) & ~holds
 
-    def _last_candidate(self, maybe: int) -> int:
-        """Rule 2: "holds" for the one seat not known to lack a card (``maybe``: not lacked)."""
-        once = twice = 0
-        for s in range(self.num_seats):
-            x = maybe >> (8 * s)
-            twice |= once & x
-            once |= x
-        return ((once & ~twice & self._first_seat) * self._seat_rep) & maybe
+    def _last_candidate(self, maybe: int, positions: int) -> int:
+        """Rule 2 for the card positions in ``positions``: "holds" for the one seat not known to
+        lack the card (``maybe``: the cards not lacked)."""
+        found = 0
+        for pos in range(HALF_SUIT_SIZE):
+            if positions >> pos & 1:
+                column = (maybe >> pos) & self._low
+                alone = self.equal(self._across_seats(column), self._first_seat_one) & self._first_seat
+                found |= (alone * self._seat_rep) & column << pos
+        return found
 
     def _half_suit_total(self, least: int) -> int:
         """Rule 7: every byte of the observers whose least counts here add up to six."""
-        total = least
-        for s in range(1, self.num_seats):
-            total += least >> (8 * s)
-        six = self.equal(total & self._first_seat, self._first_seat_six) & self._first_seat
+        total = self._across_seats(least)
+        six = self.equal(total, self._first_seat_six) & self._first_seat
         return six * self._seat_rep
 
     def _what_they_know(self, holds: int, lacks: int, least: int) -> tuple[int, int, int]:
@@ -260,37 +296,33 @@ class Engine:
                 told |= (least & mask) << -shift
         return holds, lacks, self.max(least, told)
 
-    def _across_half_suits(self, k: Knowledge) -> list[int]:
-        """Rules 5 and 6; returns what they changed per half-suit."""
-        changed = [0] * NUM_HALF_SUITS
-        live = [h for h in range(NUM_HALF_SUITS) if k.live >> h & 1]
-        total = 0
-        for h in live:
-            total += k.least[h]
-        room = 0
-        for h in live:
-            room += k.room[h]
-        spare = room - k.sizes  # >= 0 in every byte: a hand always fits where it may be
+    def _across_half_suits(self, k: Knowledge) -> list[int] | None:
+        """Rules 5 and 6; returns what they changed per half-suit (None: nothing)."""
+        changed = None
+        spare = k.room_total - k.sizes  # >= 0 in every byte: a hand always fits where it may be
+        full = self.equal(k.least_total, k.sizes)
+        no_spare = self.equal(spare, 0)
         # Rule 5 can only add facts where the least counts fill the hand but the room is larger.
-        full = self.equal(total, k.sizes)
-        if full & ~self.equal(spare, 0):
-            for h in live:
-                new = full & self._exact(k.holds[h], k.least[h]) & ~k.lacks[h]
-                if new:
-                    k.lacks[h] |= new
-                    k.room[h] = self.counts(self.cards & ~k.lacks[h])
-                    changed[h] = LACKS
+        if full & ~no_spare:
+            for h in range(NUM_HALF_SUITS):
+                if k.live >> h & 1:
+                    new = full & self._exact(k.holds[h], k.least[h]) & ~k.lacks[h]
+                    if new:
+                        k.lacks[h] |= new
+                        self._set_room(k, h, self.counts(self.cards & ~k.lacks[h]))
+                        changed = changed or [0] * NUM_HALF_SUITS
+                        changed[h] = LACKS
         # Rule 6 can only raise a count where the spare room is under six, unless the room is
         # exactly the hand and the counts already fill it (then every count equals its room).
-        tight = ~self.at_least(spare, self._sixes) & ~(self.equal(spare, 0) & full) & self._all
-        if tight:
-            for h in live:
-                gap = (k.room[h] | self._h80) - spare
-                bound = gap & (((gap & self._h80) >> 7) * 0x7F)
-                least = self.max(k.least[h], bound)
-                if least != k.least[h]:
-                    k.least[h] = least
-                    changed[h] |= LEAST
+        if ~self.at_least(spare, self._sixes) & ~(no_spare & full) & self._all:
+            for h in range(NUM_HALF_SUITS):
+                if k.live >> h & 1:
+                    gap = (k.room[h] | self._h80) - spare
+                    bound = gap & (((gap & self._h80) >> 7) * 0x7F)
+                    if self.at_least(k.least[h], bound) != self._all:
+                        self._set_least(k, h, self.max(k.least[h], bound))
+                        changed = changed or [0] * NUM_HALF_SUITS
+                        changed[h] |= LEAST
         return changed
 
     # --- reading and checking -----------------------------------------------------------
@@ -298,6 +330,15 @@ class Engine:
         """holds, lacks and least of every half-suit as bytes, shape (3, 8, observers, seats)."""
         nb = self.nbytes
         return b"".join(x.to_bytes(nb, "little") for x in (*k.holds, *k.lacks, *k.least))
+
+    def observer_bytes(self, k: Knowledge, o: int) -> bytes:
+        """Observer ``o``'s holds, lacks and least as bytes, shape (3, 8, seats); the cards of a
+        half-suit out of play count as lacked by every seat."""
+        nb, at = self.nbytes, o * self.num_seats
+        end = at + self.num_seats
+        lacks = k.lacks if k.live == ALL_HALVES else [
+            x if k.live >> h & 1 else self.cards for h, x in enumerate(k.lacks)]
+        return b"".join([x.to_bytes(nb, "little")[at:end] for x in (*k.holds, *lacks, *k.least)])
 
     def block(self, x: int, o: int) -> int:
         """Observer ``o``'s bytes of a half-suit int: seat s in byte s."""
@@ -310,10 +351,11 @@ class Engine:
         at = 8 * n * o
         return (x & ~(((1 << (8 * n)) - 1) << at)) | (block << at)
 
-    def refresh_room(self, k: Knowledge) -> None:
-        """Recompute the room cache after the tables were changed from outside the engine."""
+    def refresh(self, k: Knowledge) -> None:
+        """Recompute the caches after the tables were changed from outside the engine."""
         k.room = [self.counts(self.cards & ~k.lacks[h]) if k.live >> h & 1 else 0
                   for h in range(NUM_HALF_SUITS)]
+        k.least_total, k.room_total = sum(k.least), sum(k.room)
 
     def sound(self, k: Knowledge, hands: Sequence[int]) -> str | None:
         """None if every fact in ``k`` is true of ``hands`` (slot form); else what is wrong."""
@@ -330,6 +372,8 @@ class Engine:
                 return "a half-suit out of play still has cards or facts"
             if k.room[h] != (self.counts(self.cards & ~k.lacks[h]) if k.live >> h & 1 else 0):
                 return "the room cache is stale"
+        if (k.least_total, k.room_total) != (sum(k.least), sum(k.room)):
+            return "the totals are stale"
         if k.sizes != sum(hand.bit_count() * u for hand, u in zip(hands, self.unit)):
             return "hand sizes disagree"
         return None

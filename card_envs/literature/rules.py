@@ -89,16 +89,24 @@ class LiteratureView(View):
     """What one seat knows: its hand, every public fact, and its knowledge tables.
 
     Seats are absolute (0..n-1); ``turn`` is the seat to act (or that acted last, once the
-    game is over). ``tables`` is uint8 (3, 8, n): for each half-suit h and
-    seat s, the bits (card positions 0-5) this seat knows s holds ``[0, h, s]`` and lacks
-    ``[1, h, s]``, and the least number of cards of h that s holds ``[2, h, s]``; ``holds()``,
-    ``lacks()`` and ``least()`` give them per card. ``believed[i]`` (original rules) is the
-    same for what this seat can tell that seat i knows.
+    game is over). ``tables`` is uint8 (3, 8, n): for each half-suit h and seat s, the bits
+    (card positions 0-5) this seat knows s holds ``[0, h, s]`` and lacks ``[1, h, s]`` (cards
+    out of play count as lacked), and the least number of cards of h that s holds
+    ``[2, h, s]``; ``holds()``, ``lacks()`` and ``least()`` give them per card. ``raw`` is the
+    same as bytes. ``believed[i]`` (original rules) is the raw tables of what this seat can
+    tell that seat i knows.
     """
 
     __slots__ = ("num_players", "to_act", "turn", "original", "hand", "sizes", "live", "outcome",
-                 "declarer", "score", "claim_half", "claim_names", "last_asks", "tables",
-                 "believed")
+                 "declarer", "score", "claim_half", "claim_names", "last_asks", "raw", "believed")
+
+    @property
+    def tables(self) -> np.ndarray:
+        return np.frombuffer(self.raw, np.uint8).reshape(3, NUM_HALF_SUITS, self.num_players)
+
+    def believed_tables(self, i: int) -> np.ndarray:
+        """Like ``tables``, for what this seat can tell that seat i knows (original rules)."""
+        return np.frombuffer(self.believed[i], np.uint8).reshape(3, NUM_HALF_SUITS, self.num_players)
 
     @property
     def team(self) -> int:
@@ -120,9 +128,7 @@ class LiteratureView(View):
 
     def lacks(self) -> np.ndarray:
         """int8 (n, 48): 1 where this seat knows that seat lacks the card (or it is out of play)."""
-        out = card_table(self.tables[1])
-        out[:, out_of_play(self.live)] = 1
-        return out
+        return card_table(self.tables[1])
 
     def least(self) -> np.ndarray:
         """int (n, 8): the least number of cards each seat holds in each half-suit."""
@@ -135,11 +141,6 @@ class LiteratureView(View):
 def card_table(half_bytes: np.ndarray) -> np.ndarray:
     """uint8 (8, n) card bits per half-suit and seat as an int8 (n, 48) card table."""
     return deck.BYTE_CARDS[half_bytes.T].reshape(half_bytes.shape[1], NUM_CARDS)
-
-
-def out_of_play(live: int) -> np.ndarray:
-    """bool (48,): the cards of claimed or discarded half-suits."""
-    return np.repeat((live >> np.arange(NUM_HALF_SUITS)) & 1 == 0, HALF_SUIT_SIZE)
 
 
 class Literature(Game):
@@ -364,11 +365,10 @@ class Literature(Game):
         v.claim_half = s.claim_half
         v.claim_names = tuple(s.claim_names)
         v.last_asks = s.last_asks
-        n, o = self.num_players, self._self_observer[player]
-        every = np.frombuffer(self.engine.tables(s.know), np.uint8).reshape(
-            3, NUM_HALF_SUITS, self.engine.num_observers, n)
-        v.tables = every[:, :, o].copy()  # a copy: nothing of the other observers stays reachable
-        v.believed = every[:, :, player * n:(player + 1) * n].transpose(2, 0, 1, 3).copy() \
+        eng, k = self.engine, s.know
+        v.raw = eng.observer_bytes(k, self._self_observer[player])
+        n = self.num_players
+        v.believed = tuple(eng.observer_bytes(k, player * n + i) for i in range(n)) \
             if self.original else ()
         return v
 
@@ -493,13 +493,13 @@ class Literature(Game):
                 mind.holds[h] |= facts[0] << at
                 mind.lacks[h] |= facts[1] << at
                 mind.least[h] = alone.max(mind.least[h], facts[2] << at)
-            alone.refresh_room(mind)
+            alone.refresh(mind)
             alone.close(mind, [EVERYTHING] * NUM_HALF_SUITS)
             for h in range(NUM_HALF_SUITS):
                 k.holds[h] = eng.with_block(k.holds[h], o, mind.holds[h])
                 k.lacks[h] = eng.with_block(k.lacks[h], o, mind.lacks[h])
                 k.least[h] = eng.with_block(k.least[h], o, mind.least[h])
-        eng.refresh_room(k)
+        eng.refresh(k)
 
     def public_knowledge(self, s: LiteratureState) -> Knowledge:
         """What anyone can infer from the public events alone (replays the log)."""
