@@ -144,9 +144,12 @@ class Engine:
         k.live = ALL_HALVES
         return k
 
-    def deal(self, hands: Sequence[int]) -> Knowledge:
-        """The closed tables right after the deal; ``hands`` are slot-form bit sets (see deck)."""
-        k = self.start([h.bit_count() for h in hands])
+    def deal(self, hands: Sequence[int], sizes: Sequence[int] | None = None) -> Knowledge:
+        """The closed tables right after the deal; ``hands`` are slot-form bit sets (see deck).
+
+        Only the hands of seats some observer sees are read; ``sizes`` gives the hand sizes
+        when the other hands are not given."""
+        k = self.start([h.bit_count() for h in hands] if sizes is None else sizes)
         for o, seat in enumerate(self.own):
             if seat is None:
                 continue

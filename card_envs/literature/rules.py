@@ -47,6 +47,7 @@ PLAYER_COUNTS = (4, 6, 8)
 SLOT = deck.SLOT_BITS  # bits per seat in the legal-mask bit set
 LIVE, DISCARDED = -1, 2  # a half-suit's outcome: LIVE, the scoring team (0 or 1), or DISCARDED
 LAST_ASKS = 4  # asks kept in the view (newest last)
+MASK_CACHE = 4096  # legal masks remembered per game object
 _NONZERO_LOW = 0x0101010101010101
 _HIGH = 0x8080808080808080
 
@@ -166,6 +167,7 @@ class Literature(Game):
         self.engine = first_order_engine(n) if self.original else standard_engine(n)
         self._self_observer = [k * n + k if self.original else k for k in range(n)]
         self._build_mask_tables()
+        self._masks: dict[int, np.ndarray] = {}
         self._zero_mask = np.zeros(self.num_actions, dtype=np.int8)
         self._zero_mask.flags.writeable = False
 
@@ -233,8 +235,21 @@ class Literature(Game):
                     bits |= askable << (j * SLOT)
             if not self.original:
                 bits |= s.live << (t * SLOT)
-        raw = np.frombuffer(bits.to_bytes(self._mask_bytes, "little"), np.uint8)
-        return np.unpackbits(raw, bitorder="little")[self._mask_index].view(np.int8)
+        mask = self._masks.get(bits)
+        if mask is None:
+            # The same few patterns come back again and again: keep them (read-only) for reuse.
+            if len(self._masks) >= MASK_CACHE:
+                self._masks.clear()
+            raw = np.frombuffer(bits.to_bytes(self._mask_bytes, "little"), np.uint8)
+            mask = np.unpackbits(raw, bitorder="little")[self._mask_index].view(np.int8)
+            mask.flags.writeable = False
+            self._masks[bits] = mask
+        return mask
+
+    def __getstate__(self) -> dict[str, Any]:
+        state = dict(self.__dict__)
+        state["_masks"] = {}  # a cache: not worth pickling
+        return state
 
     # --- playing ------------------------------------------------------------------------
     def _apply(self, s: LiteratureState, action: int, rng: np.random.Generator) -> np.ndarray | None:
@@ -514,7 +529,7 @@ def replay(engine: Engine, sizes: list[int], log: list[tuple], hands: list[int] 
         k = engine.start(sizes)
         engine.close(k, [EVERYTHING] * NUM_HALF_SUITS)
     else:
-        k = engine.deal(hands)
+        k = engine.deal(hands, sizes)
     n = len(sizes)
     for event in log:
         if event[0] == "ask":
