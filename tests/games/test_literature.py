@@ -60,11 +60,17 @@ def name(game: Literature, teammate_slot: int) -> int:
 def claim(game: Literature, s, h: int, holders: list[int]) -> np.ndarray | None:
     """Declare h and name the seats ``holders`` (absolute) for its six cards."""
     p = s.player
-    game.apply(s, declare(game, h), RNG)
+    play(game, s, declare(game, h))
     rewards = None
     for q in holders:
-        rewards = game.apply(s, name(game, ((q - p) % game.num_players) // 2), RNG)
+        action = game.check_action(s, name(game, ((q - p) % game.num_players) // 2))
+        rewards = game.apply(s, action, RNG)
     return rewards
+
+
+def play(game: Literature, s, action: int) -> None:
+    """Play ``action``, which must be legal."""
+    game.apply(s, game.check_action(s, action), RNG)
 
 
 def knows(game: Literature, s, observer: int):
@@ -130,7 +136,7 @@ def test_6_a_successful_ask_moves_the_card_and_keeps_the_turn():
     game = Literature(num_players=4)
     s = game.deal(hands_with(p0=cards("AC 2C"), p1=cards("5C")))
     before = list(s.sizes)
-    game.apply(s, ask(game, 0, "5C"), RNG)
+    play(game, s, ask(game, 0, "5C"))
     assert s.player == 0 and card("5C") in deck.cards_in(s.hands[0])
     assert s.sizes == [before[0] + 1, before[1] - 1, *before[2:]]
     for observer in range(4):
@@ -142,7 +148,7 @@ def test_6_a_successful_ask_moves_the_card_and_keeps_the_turn():
 def test_7_a_failed_ask_passes_the_turn_and_shows_the_asker_has_the_half_suit():
     game = Literature(num_players=4)
     s = game.deal(hands_with(p0=cards("AC 2C"), p2=cards("5C")))
-    game.apply(s, ask(game, 0, "5C"), RNG)
+    play(game, s, ask(game, 0, "5C"))
     assert s.player == 1
     holds, lacks, least = knows(game, s, 3)  # an uninvolved observer
     assert lacks[0, card("5C")] and lacks[1, card("5C")] and not lacks[2, card("5C")]
@@ -171,14 +177,14 @@ def test_9_a_correct_claim_scores_and_the_claimer_keeps_the_turn():
 def test_naming_is_one_decision_per_card_by_the_same_player():
     game = Literature(num_players=4)
     s = game.deal(hands_with(p0=cards("AD 2D 3D 9S"), p2=cards("4D 5D 6D")))
-    game.apply(s, declare(game, LOW_D), RNG)
+    play(game, s, declare(game, LOW_D))
     for k in range(5):
         mask = game.legal_mask(s)
         assert s.player == 0 and s.claim_half == LOW_D and len(s.claim_names) == k
         assert mask.sum() == 2 and mask[game.name_base:].all(), "only naming, any teammate"
-        game.apply(s, name(game, 0 if k < 3 else 1), RNG)
+        play(game, s, name(game, 0 if k < 3 else 1))
     assert s.claim_half == LOW_D and s.outcome[LOW_D] == LIVE
-    game.apply(s, name(game, 1), RNG)
+    play(game, s, name(game, 1))
     assert s.claim_half == -1 and s.outcome[LOW_D] == 0
 
 
@@ -327,6 +333,251 @@ def test_seat_numbers_in_actions_are_relative_to_the_actor():
     game = Literature(num_players=6)
     s = game.deal(hands_with(n=6, p3=cards("AS 2S"), p0=cards("3S")), player=3)
     assert game.opponent(3, 1) == 0 and game.action_name(ask(game, 1, "3S")) == "ask +3 for 3S"
-    game.apply(s, ask(game, 1, "3S"), RNG)  # seat 3 asks seat 0, 3 seats to its left
+    play(game, s, ask(game, 1, "3S"))  # seat 3 asks seat 0, 3 seats to its left
     assert card("3S") in deck.cards_in(s.hands[3])
     assert game.teammate(3, 1) == 5 and game.teammate(3, 2) == 1
+
+
+# --- encodings ---------------------------------------------------------------------------
+
+def test_default_encoding_is_relative_to_the_observer():
+    game = Literature(num_players=6)
+    enc = DefaultEncoder(game)
+    s = game.deal(full_hands(n=6, p0=cards("AC 2C 8S 9S 8H 9H 8D 9D"), p1=cards("5C"),
+                             p2=cards("3C")))
+    play(game, s, ask(game, 0, "5C"))  # seat 0 takes 5C from seat 1
+    play(game, s, ask(game, 0, "3C"))  # and fails: seat 1 to act
+    for p in (0, 4):
+        parts = enc.layout.split(enc.encode(game.view(s, p)))
+        holds = parts["holds"].reshape(6, 48)
+        assert holds[(0 - p) % 6, card("5C")] == 1, "row r is the seat r places to my left"
+        assert parts["lacks"].reshape(6, 48)[(1 - p) % 6, card("3C")] == 1
+        # seat 0 knows it has three low clubs; the others know of two (5C and the one it asked with)
+        assert parts["least"].reshape(6, 8)[(0 - p) % 6, LOW_C] == pytest.approx((3 if p == 0 else 2) / 6)
+        newest = parts["last_asks"][: 2 * 6 + 49]
+        assert newest[(0 - p) % 6] == 1 and newest[6 + (1 - p) % 6] == 1
+        assert newest[12 + card("3C")] == 1 and newest[12 + 48] == 0, "failed"
+        assert parts["my_turn"][0] == 0
+    mine = enc.layout.split(enc.encode(game.view(s, 1)))
+    assert mine["my_turn"][0] == 1 and mine["hand_sizes"][0] == s.sizes[1] / 48
+
+
+def test_default_encoding_shows_outcomes_and_the_claim_being_named():
+    game = Literature(num_players=4)
+    enc = DefaultEncoder(game)
+    s = game.deal(hands_with(p0=cards("AD 2D 3D 9S"), p2=cards("4D 5D 6D"), p3=half(HIGH_D)))
+    claim(game, s, LOW_D, [0, 0, 0, 2, 2, 2])
+    play(game, s, declare(game, HIGH_D))
+    play(game, s, name(game, 1))
+    for p in range(4):
+        parts = enc.layout.split(enc.encode(game.view(s, p)))
+        mine = p % 2 == 0
+        assert parts["half_suits"].reshape(8, 3)[LOW_D].tolist() == ([1, 0, 0] if mine else [0, 1, 0])
+        assert parts["claim_half"][HIGH_D] == 1 and parts["claimer"][(0 - p) % 4] == 1
+        assert parts["claim_names"].reshape(6, 4)[0, (2 - p) % 4] == 1
+        assert parts["claim_names"].reshape(6, 4)[1:].sum() == 0
+        lacks = parts["lacks"].reshape(4, 48)
+        assert lacks[:, half(LOW_D)].all(), "cards out of play are lacked by everyone"
+
+
+def test_original_encoding_is_the_source_state():
+    game = Literature(num_players=4, rules="original")
+    enc = OriginalEncoder(game)
+    assert enc.size == 1145 + 8
+    s = game.deal(HANDS)  # seat 0: AC 5C 3S 4H 5H 6H JD QD KD 8C 9C 10C
+    obs = enc.encode(game.view(s, 0))
+    seat0 = obs[1:58]
+    # the source orders cards rank-major (A, 2..6, 8..K) by suits C, D, H, S: 5C is rank 4, suit 0
+    assert seat0[4 * 4 + 0] == 3 and seat0[0] == 3, "5C and AC: held"
+    assert seat0[4 * 4 + 1] == 1 and seat0[1 * 4 + 0] == 1, "5D and 2C: not mine"
+    assert obs[58 + 4 * 4] == 1, "seat 1 does not hold my 5C"
+    assert set(obs[58:58 + 48]) <= {1.0, 2.0}
+    assert seat0[48:56].tolist() == [2, 0, 3, 1, 3, 3, 0, 0], "least counts: low C, D, H, S, high"
+    assert seat0[56] == 12
+    assert obs[0] == 0 and obs[229] == 0 and obs[229 + 229] == 1, "first-order blocks start with k"
+    assert np.array_equal(obs[230:230 + 57], seat0), "what I can tell I know is what I know"
+    assert obs[-8:].sum() == 0
+
+
+def test_original_encoding_under_standard_rules_has_the_claim_and_no_first_order_blocks():
+    game = Literature(num_players=6)
+    enc = OriginalEncoder(game)
+    assert enc.size == 1 + 6 * 57 + 8 + 7
+    s = game.deal(hands_with(n=6, p0=cards("AD 2D 9S")))
+    play(game, s, declare(game, LOW_D))
+    play(game, s, name(game, 2))  # the player four seats to the left: seat 4
+    obs = enc.encode(game.view(s, 3))
+    assert obs[0] == 3 and obs[-7] == 1 + 1 and obs[-6] == 1 + 4, "low D is the source's second"
+
+
+def full_hands(n: int = 4, **given: list[int]) -> list[list[int]]:
+    """Hands of 48/n cards with the given cards, the rest dealt one at a time round the seats."""
+    hands = [list(given.get(f"p{q}", [])) for q in range(n)]
+    q = 0
+    for c in range(48):
+        if any(c in h for h in hands):
+            continue
+        while len(hands[q % n]) >= 48 // n:
+            q += 1
+        hands[q % n].append(c)
+        q += 1
+    return hands
+
+
+# --- agents ------------------------------------------------------------------------------
+
+def _act(agent, game, s, player=None):
+    return agent.act(game.view(s, s.player if player is None else player), np.random.default_rng(1))
+
+
+def test_agents_claim_what_they_can_prove():
+    game = Literature(num_players=4)
+    s = game.deal(full_hands(p0=cards("AD 2D 3D 4D 5D 6D")))
+    for agent in (CautiousAgent(game), HeuristicAgent(game)):
+        assert _act(agent, game, s) == declare(game, LOW_D)
+    play(game, s, declare(game, LOW_D))
+    for agent in (CautiousAgent(game), HeuristicAgent(game)):
+        assert _act(agent, game, s) == name(game, 0), "naming the proven holder: myself"
+
+
+HANDS = [cards("AC 5C 3S 4H 5H 6H JD QD KD 8C 9C 10C"),
+         cards("2C 8H 9S 10S AS 2S AD 2D 3D JC QC KC"),
+         cards("3C 4C 6C AH 2H 3H 8D 9D 10D JS QS KS"),
+         cards("4S 5S 6S 8S 9H 10H JH QH KH 4D 5D 6D")]
+
+
+def _taken_back_position(game):
+    """Seat 1 took 5C from seat 0, then failed: seat 0 to act, knowing where 5C is."""
+    s = game.deal(HANDS)
+    play(game, s, ask(game, 0, "4S"))  # seat 0 asks seat 1: no
+    play(game, s, ask(game, 1, "5C"))  # seat 1 asks seat 0 (its opponent 1): yes
+    play(game, s, ask(game, 1, "9H"))  # no: seat 0 to act
+    assert s.player == 0
+    return s
+
+
+def test_heuristic_asks_for_a_card_it_knows_is_held():
+    game = Literature(num_players=4)
+    s = _taken_back_position(game)
+    assert _act(HeuristicAgent(game), game, s) == ask(game, 0, "5C")
+
+
+def test_cautious_asks_only_for_cards_the_opponent_may_hold():
+    game = Literature(num_players=4)
+    s = _taken_back_position(game)
+    v = game.view(s, 0)
+    lacks = v.lacks()
+    agent = CautiousAgent(game)
+    chosen = {agent.act(v, np.random.default_rng(i)) for i in range(200)}
+    assert len(chosen) > 5 and all(a < game.num_asks for a in chosen)
+    for a in chosen:
+        j, c = divmod(a, 48)
+        assert not lacks[game.opponent(0, j), c], game.action_name(a)
+
+
+def _no_hope_position(game):
+    """Six players. The opponents hold one high spade each and showed it by asking; seat 0
+    holds AD 2D 3D, its teammates share the other cards, so its only asks cannot succeed."""
+    shown = cards("AD 2D 3D 8S JS KS 4D 5D 6D")
+    rest = [c for c in range(48) if c not in shown]
+    s = game.deal([cards("AD 2D 3D"), cards("8S"), cards("4D 5D") + rest[::2], cards("JS"),
+                   cards("6D") + rest[1::2], cards("KS")], player=1)
+    play(game, s, ask(game, 2, "9S"))  # seat 1 asks seat 0 for 9S: no
+    play(game, s, ask(game, 1, "4D"))  # seat 0 asks seat 3 for 4D: no
+    play(game, s, ask(game, 1, "9S"))  # seat 3 asks seat 0 for 9S: no
+    play(game, s, ask(game, 2, "4D"))  # seat 0 asks seat 5 for 4D: no
+    play(game, s, ask(game, 0, "9S"))  # seat 5 asks seat 0 for 9S: no
+    assert s.player == 0
+    return s
+
+
+def test_heuristic_guesses_a_claim_only_when_no_ask_can_succeed():
+    game = Literature(num_players=6)
+    s = _no_hope_position(game)
+    v = game.view(s, 0)
+    assert v.lacks()[[1, 3, 5]][:, half(LOW_D)].all(), "the opponents are known to lack low diamonds"
+    assert not v.holds()[[2, 4]][:, cards("4D 5D 6D")].any(), "but not which teammate holds them"
+    assert not HeuristicAgent(game).act(v, RNG) < game.num_asks
+    assert _act(HeuristicAgent(game), game, s) == declare(game, LOW_D)
+    assert _act(CautiousAgent(game), game, s) < game.num_asks, "cautious never guesses"
+    play(game, s, declare(game, LOW_D))
+    names = []
+    for _ in range(6):
+        names.append(_act(HeuristicAgent(game), game, s) - game.name_base)
+        game.apply(s, game.name_base + names[-1], RNG)
+    assert names[:3] == [0, 0, 0] and set(names[3:]) <= {1, 2}
+    assert s.outcome[LOW_D] in (0, DISCARDED), "a guess within the team never gives it away"
+
+
+def test_heuristic_asks_first_when_an_ask_may_succeed():
+    game = Literature(num_players=4)
+    s = game.deal(HANDS)
+    assert _act(HeuristicAgent(game), game, s) < game.num_asks
+
+
+def test_agents_must_claim_when_the_opponents_have_no_cards():
+    game = Literature(num_players=4)
+    s = game.deal([cards("AD 2D"), [], [c for c in range(48) if c not in cards("AD 2D")], []])
+    for agent in (CautiousAgent(game), HeuristicAgent(game)):
+        state = s.copy()
+        h = _act(agent, game, state) - game.declare_base
+        assert 0 <= h < 8
+        for _ in range(7):
+            game.apply(state, _act(agent, game, state), RNG)
+        assert state.outcome[h] == 0, "with one teammate, the holders are proven"
+
+
+def test_heuristic_beats_cautious_and_cautious_beats_random():
+    game = Literature(num_players=6)
+    for strong, weak in ((HeuristicAgent(game), CautiousAgent(game)),
+                         (CautiousAgent(game), RandomAgent(game))):
+        result = evaluate(game, [strong, weak] * 3, 60, seed=1)
+        assert result.tallies[0].decided()[1] > 0.5, (strong.name, result.summary())
+
+
+def test_agents_play_the_original_rules():
+    game = Literature(num_players=4, rules="original")
+    result = evaluate(game, [HeuristicAgent(game), CautiousAgent(game)] * 2, 40, seed=2)
+    assert result.games == 40 and result.tallies[0].wins > result.tallies[0].losses
+
+
+# --- arguments, the Gymnasium view, rendering --------------------------------------------
+
+@pytest.mark.parametrize("bad,match", [({"num_players": 5}, "num_players=5 is not valid; choose one of 4, 6, 8"),
+                                       ({"num_players": 6, "rules": "original"},
+                                        "num_players=6 is not valid with rules='original'"),
+                                       ({"rules": "seed"}, "rules='seed' is not valid"),
+                                       ({"max_steps": 0}, "max_steps=0 is not valid")])
+def test_bad_arguments_name_the_valid_choices(bad, match):
+    with pytest.raises(ValueError, match=match):
+        Literature(**bad)
+
+
+def test_gymnasium_view_plays_teammates_and_opponents_with_heuristic_by_default():
+    import gymnasium
+
+    env = gymnasium.make("card_envs/Literature-v0", learner_seat=3)
+    assert all(isinstance(a, HeuristicAgent) for a in env.unwrapped.opponents)
+    obs, info = env.reset(seed=0)
+    assert obs.shape == (DefaultEncoder(Literature()).size,) and info["seat"] == 3
+    rng = np.random.default_rng(0)
+    done = False
+    while not done:
+        legal = np.flatnonzero(info["action_mask"])
+        obs, reward, term, trunc, info = env.step(int(legal[rng.integers(len(legal))]))
+        done = term or trunc
+    assert info["payoff"] == reward
+
+
+def test_rendering_shows_a_seat_only_its_own_cards(monkeypatch):
+    from card_envs.literature.env import render
+
+    monkeypatch.setenv("CARD_ENVS_ASCII", "1")
+    game = Literature(num_players=4)
+    s = _taken_back_position(game)
+    everything = render(game, s, None)
+    mine = render(game, s, 0)
+    assert "player_1 [odd, 13 cards]: AS 2S 9S" in everything and "3C 4C 6C" in everything
+    assert "player_0 (you) [even, 11 cards]: 3S 4H" in mine and "2S" not in mine
+    assert "player_1 [odd, 13 cards]: known to hold 5C" in mine
+    assert "player_1 asked player_0 for 5C: got it" in mine and "player_0 to act" in mine
