@@ -120,7 +120,8 @@ class OriginalEncoder(Encoder):
                    "S): 1 does not hold, 2 might hold, 3 holds; then the 8 least counts (low C, D, "
                    "H, S, then high C, D, H, S); then the card count")
         out = [Piece("seat", 1, 0, n - 1, "my seat number")]
-        out += [Piece(f"seat_{i}", block, 0, NUM_CARDS, f"what I know of seat {i}: {meaning}")
+        out += [Piece(f"seat_{i}", block, 0, NUM_CARDS,
+                      f"what I know of seat {i}: " + (meaning if i == 0 else "as `seat_0`"))
                 for i in range(n)]
         if game.original:
             out += [Piece(f"known_by_{k}", 1 + n * block, 0, NUM_CARDS,
