@@ -43,7 +43,8 @@ class Beliefs:
     def proven_claims(self) -> list[tuple[int, tuple[int, ...]]]:
         """(half-suit, holders) of every half-suit whose holders this seat can name for sure."""
         v = self.view
-        rows = [int.from_bytes(v.tables[0, h].tobytes(), "little") for h in range(NUM_HALF_SUITS)]
+        by_half = v.tables[0].T  # (8, n): the cards each seat is known to hold, per half-suit
+        rows = [int.from_bytes(by_half[h].tobytes(), "little") for h in range(NUM_HALF_SUITS)]
         return proven_in_team(rows, v.player, v.num_players, v.live)
 
     def with_my_team(self, h: int) -> bool:

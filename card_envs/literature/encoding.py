@@ -68,10 +68,10 @@ class DefaultEncoder(Encoder):
             seats = self._rows[p]
             bits = [CARD_BIT[c] for c in range(NUM_CARDS)]
             for kind in range(2):
-                bits += [8 * (8 + kind * 8 * n + h * n + q) + pos for q in seats
+                bits += [8 * (8 + (kind * n + q) * 8 + h) + pos for q in seats
                          for h in range(NUM_HALF_SUITS) for pos in range(HALF_SUIT_SIZE)]
             self._bit_index.append(np.array(bits, dtype=np.intp))
-            self._least_index.append(np.array([16 * n + h * n + q for q in seats
+            self._least_index.append(np.array([(2 * n + q) * 8 + h for q in seats
                                                for h in range(NUM_HALF_SUITS)], dtype=np.intp))
         self._binary_end = self._least
 
@@ -141,13 +141,13 @@ class OriginalEncoder(Encoder):
         self._block = NUM_CARDS + NUM_HALF_SUITS + 1
 
     def _blocks(self, tables: np.ndarray, v: LiteratureView) -> np.ndarray:
-        """(n, 57): the source's per-seat blocks from uint8 (3, 8, n) tables."""
+        """(n, 57): the source's per-seat blocks from uint8 (3, n, 8) tables."""
         n = self.game.num_players
-        holds = BYTE_CARDS[tables[0].T].reshape(n, NUM_CARDS)
-        lacks = BYTE_CARDS[tables[1].T].reshape(n, NUM_CARDS)
+        holds = BYTE_CARDS[tables[0]].reshape(n, NUM_CARDS)
+        lacks = BYTE_CARDS[tables[1]].reshape(n, NUM_CARDS)
         out = np.empty((n, self._block), dtype=np.float32)
         out[:, :NUM_CARDS] = (2 + holds - lacks)[:, SOURCE_CARDS]
-        out[:, NUM_CARDS:-1] = tables[2].T[:, SOURCE_HALVES]
+        out[:, NUM_CARDS:-1] = tables[2][:, SOURCE_HALVES]
         out[:, -1] = v.sizes
         return out
 

@@ -56,16 +56,21 @@ class Knowledge:
     holds / lacks / least: one int per half-suit; room: per half-suit, the cards each
     (observer, seat) does not lack; least_total / room_total: their sums over the half-suits
     (room and the totals are caches for rules 5 and 6); sizes: hand sizes; live: bit h set
-    while half-suit h is in play.
+    while half-suit h is in play; seen: the same tables as bytes in observer order, index
+    ``((kind * observers + o) * n + s) * 8 + h`` for kinds holds, lacks (out-of-play cards
+    lacked), least, so that one observer's tables are three slices (kept up to date by the
+    engine, half-suit by half-suit); stale: half-suits whose bytes must be rewritten.
     """
 
-    __slots__ = ("holds", "lacks", "least", "room", "least_total", "room_total", "sizes", "live")
+    __slots__ = ("holds", "lacks", "least", "room", "least_total", "room_total", "sizes", "live",
+                 "seen", "stale")
 
     def copy(self) -> Knowledge:
         new = Knowledge()
         new.holds, new.lacks, new.least = list(self.holds), list(self.lacks), list(self.least)
         new.room, new.least_total, new.room_total = list(self.room), self.least_total, self.room_total
         new.sizes, new.live = self.sizes, self.live
+        new.seen, new.stale = bytearray(self.seen), self.stale
         return new
 
     def __eq__(self, other: object) -> bool:
@@ -142,6 +147,8 @@ class Engine:
         k.least_total, k.room_total = 0, NUM_HALF_SUITS * self._sixes
         k.sizes = sum(size * u for size, u in zip(sizes, self.unit))
         k.live = ALL_HALVES
+        k.seen = bytearray(3 * 8 * self.nbytes)
+        k.stale = ALL_HALVES
         return k
 
     def deal(self, hands: Sequence[int], sizes: Sequence[int] | None = None) -> Knowledge:
@@ -180,8 +187,11 @@ class Engine:
             pending[h] = EVERYTHING
         else:
             k.lacks[h] |= take | give
-            self._set_least(k, h, self.max(k.least[h], self.unit[asker]))
-            pending[h] = LACKS | LEAST
+            least = self.max(k.least[h], self.unit[asker])
+            pending[h] = LACKS
+            if least != k.least[h]:
+                self._set_least(k, h, least)
+                pending[h] |= LEAST
         self.close(k, pending, 1 << pos)
 
     def claim(self, k: Knowledge, h: int, held: Sequence[int]) -> None:
@@ -190,6 +200,7 @@ class Engine:
         self._set_room(k, h, 0)
         k.holds[h] = k.lacks[h] = 0
         k.live &= ~(1 << h)
+        k.stale |= 1 << h
         k.sizes -= sum(count * self.unit[s] for s, count in enumerate(held))
         self.close(k, [0] * NUM_HALF_SUITS)
 
@@ -203,14 +214,26 @@ class Engine:
                     self._close_half_suit(k, h, pending[h], positions)
             pending = self._across_half_suits(k)
             if pending is None:
+                self._write_seen(k)
                 return
             positions = 0x3F
+
+    def _write_seen(self, k: Knowledge) -> None:
+        """Rewrite the bytes of ``k.seen`` of every stale half-suit (strided copies)."""
+        span, nb, seen = 8 * self.nbytes, self.nbytes, k.seen
+        for h in range(NUM_HALF_SUITS):
+            if k.stale >> h & 1:
+                lacks = k.lacks[h] if k.live >> h & 1 else self.cards
+                seen[h:span:8] = k.holds[h].to_bytes(nb, "little")
+                seen[span + h:2 * span:8] = lacks.to_bytes(nb, "little")
+                seen[2 * span + h::8] = k.least[h].to_bytes(nb, "little")
+        k.stale = 0
 
     def _close_half_suit(self, k: Knowledge, h: int, dirty: int, positions: int) -> None:
         """Rules 1-4, 7 and 8 inside half-suit h, to a fixed point."""
         holds, lacks, least = k.holds[h], k.lacks[h], k.least[h]
         cards = self.cards
-        new_lacks = dirty & LACKS
+        room, room_of = k.room[h], (None if dirty & LACKS else lacks)  # room_of: lacks it counts
         while dirty:
             before = holds, lacks, least
             if dirty & HOLDS:
@@ -219,21 +242,28 @@ class Engine:
             if dirty & LACKS:
                 holds |= self._last_candidate(cards & ~lacks, positions)
             if dirty & (LACKS | LEAST):
-                full = self.equal(least + self.counts(lacks), self._sixes)
-                holds |= full & cards & ~lacks
+                if room_of != lacks:
+                    room, room_of = self.counts(cards & ~lacks), lacks
+                # rule 4: least count + cards lacked = 6 means least count = room
+                holds |= self.equal(least, room) & cards & ~lacks
             if dirty & (HOLDS | LEAST):
-                lacks |= self._half_suit_total(least) & self._exact(holds, least)
+                six = self._half_suit_total(least)
+                if six:
+                    lacks |= six & self._exact(holds, least)
             if self._inject:
                 holds, lacks, least = self._what_they_know(holds, lacks, least)
             dirty = ((holds != before[0]) * HOLDS | (lacks != before[1]) * LACKS
                      | (least != before[2]) * LEAST)
             if dirty & LACKS:
                 positions = self._positions(lacks & ~before[1])
-        if new_lacks or lacks != k.lacks[h]:
-            self._set_room(k, h, self.counts(cards & ~lacks))
+        if room_of != lacks:
+            room = self.counts(cards & ~lacks)
+        if room != k.room[h]:
+            self._set_room(k, h, room)
         if least != k.least[h]:
             self._set_least(k, h, least)
         k.holds[h], k.lacks[h] = holds, lacks
+        k.stale |= 1 << h
 
     @staticmethod
     def _set_least(k: Knowledge, h: int, least: int) -> None:
@@ -312,6 +342,7 @@ class Engine:
                     new = full & self._exact(k.holds[h], k.least[h]) & ~k.lacks[h]
                     if new:
                         k.lacks[h] |= new
+                        k.stale |= 1 << h
                         self._set_room(k, h, self.counts(self.cards & ~k.lacks[h]))
                         changed = changed or [0] * NUM_HALF_SUITS
                         changed[h] = LACKS
@@ -324,6 +355,7 @@ class Engine:
                     bound = gap & (((gap & self._h80) >> 7) * 0x7F)
                     if self.at_least(k.least[h], bound) != self._all:
                         self._set_least(k, h, self.max(k.least[h], bound))
+                        k.stale |= 1 << h
                         changed = changed or [0] * NUM_HALF_SUITS
                         changed[h] |= LEAST
         return changed
@@ -335,13 +367,12 @@ class Engine:
         return b"".join(x.to_bytes(nb, "little") for x in (*k.holds, *k.lacks, *k.least))
 
     def observer_bytes(self, k: Knowledge, o: int) -> bytes:
-        """Observer ``o``'s holds, lacks and least as bytes, shape (3, 8, seats); the cards of a
-        half-suit out of play count as lacked by every seat."""
-        nb, at = self.nbytes, o * self.num_seats
-        end = at + self.num_seats
-        lacks = k.lacks if k.live == ALL_HALVES else [
-            x if k.live >> h & 1 else self.cards for h, x in enumerate(k.lacks)]
-        return b"".join([x.to_bytes(nb, "little")[at:end] for x in (*k.holds, *lacks, *k.least)])
+        """Observer ``o``'s holds, lacks and least as bytes, shape (3, seats, 8 half-suits);
+        the cards of a half-suit out of play count as lacked by every seat."""
+        span, size = 8 * self.nbytes, 8 * self.num_seats
+        at, seen = o * size, k.seen
+        return b"".join((seen[at:at + size], seen[span + at:span + at + size],
+                         seen[2 * span + at:2 * span + at + size]))
 
     def block(self, x: int, o: int) -> int:
         """Observer ``o``'s bytes of a half-suit int: seat s in byte s."""
@@ -359,6 +390,8 @@ class Engine:
         k.room = [self.counts(self.cards & ~k.lacks[h]) if k.live >> h & 1 else 0
                   for h in range(NUM_HALF_SUITS)]
         k.least_total, k.room_total = sum(k.least), sum(k.room)
+        k.stale = ALL_HALVES
+        self._write_seen(k)
 
     def sound(self, k: Knowledge, hands: Sequence[int]) -> str | None:
         """None if every fact in ``k`` is true of ``hands`` (slot form); else what is wrong."""
@@ -377,6 +410,11 @@ class Engine:
                 return "the room cache is stale"
         if (k.least_total, k.room_total) != (sum(k.least), sum(k.room)):
             return "the totals are stale"
+        fresh = k.copy()
+        fresh.stale = ALL_HALVES
+        self._write_seen(fresh)
+        if k.stale or fresh.seen != k.seen:
+            return "the observer bytes are stale"
         if k.sizes != sum(hand.bit_count() * u for hand, u in zip(hands, self.unit)):
             return "hand sizes disagree"
         return None

@@ -90,10 +90,10 @@ class LiteratureView(View):
     """What one seat knows: its hand, every public fact, and its knowledge tables.
 
     Seats are absolute (0..n-1); ``turn`` is the seat to act (or that acted last, once the
-    game is over). ``tables`` is uint8 (3, 8, n): for each half-suit h and seat s, the bits
-    (card positions 0-5) this seat knows s holds ``[0, h, s]`` and lacks ``[1, h, s]`` (cards
+    game is over). ``tables`` is uint8 (3, n, 8): for each seat s and half-suit h, the bits
+    (card positions 0-5) this seat knows s holds ``[0, s, h]`` and lacks ``[1, s, h]`` (cards
     out of play count as lacked), and the least number of cards of h that s holds
-    ``[2, h, s]``; ``holds()``, ``lacks()`` and ``least()`` give them per card. ``raw`` is the
+    ``[2, s, h]``; ``holds()``, ``lacks()`` and ``least()`` give them per card. ``raw`` is the
     same as bytes. ``believed[i]`` (original rules) is the raw tables of what this seat can
     tell that seat i knows.
     """
@@ -103,11 +103,11 @@ class LiteratureView(View):
 
     @property
     def tables(self) -> np.ndarray:
-        return np.frombuffer(self.raw, np.uint8).reshape(3, NUM_HALF_SUITS, self.num_players)
+        return np.frombuffer(self.raw, np.uint8).reshape(3, self.num_players, NUM_HALF_SUITS)
 
     def believed_tables(self, i: int) -> np.ndarray:
         """Like ``tables``, for what this seat can tell that seat i knows (original rules)."""
-        return np.frombuffer(self.believed[i], np.uint8).reshape(3, NUM_HALF_SUITS, self.num_players)
+        return np.frombuffer(self.believed[i], np.uint8).reshape(3, self.num_players, NUM_HALF_SUITS)
 
     @property
     def team(self) -> int:
@@ -133,15 +133,15 @@ class LiteratureView(View):
 
     def least(self) -> np.ndarray:
         """int (n, 8): the least number of cards each seat holds in each half-suit."""
-        return self.tables[2].T.astype(np.int64)
+        return self.tables[2].astype(np.int64)
 
     def hand_cards(self) -> list[int]:
         return deck.cards_in(self.hand)
 
 
-def card_table(half_bytes: np.ndarray) -> np.ndarray:
-    """uint8 (8, n) card bits per half-suit and seat as an int8 (n, 48) card table."""
-    return deck.BYTE_CARDS[half_bytes.T].reshape(half_bytes.shape[1], NUM_CARDS)
+def card_table(seat_bytes: np.ndarray) -> np.ndarray:
+    """uint8 (n, 8) card bits per seat and half-suit as an int8 (n, 48) card table."""
+    return deck.BYTE_CARDS[seat_bytes].reshape(len(seat_bytes), NUM_CARDS)
 
 
 class Literature(Game):

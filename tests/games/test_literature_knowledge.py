@@ -311,17 +311,17 @@ def test_first_order_knowledge_the_source_example():
     s = game.deal(full_hands(p0=cards("AH"), p2=cards("2H")))
     before = game.view(s, 2)
     assert before.lacks()[1, card("2H")], "seat 2 holds 2H, so it knows seat 1 lacks it"
-    believed = deck.BYTE_CARDS[before.believed_tables(0)[1].T].reshape(4, 48)
+    believed = deck.BYTE_CARDS[before.believed_tables(0)[1]].reshape(4, 48)
     assert not believed[1, card("2H")]
     game.apply(s, card("2H"), RNG)  # seat 0 asks its opponent 0 (seat 1) for 2H: no
     after = game.view(s, 2)
     column = card("2H")
     assert np.array_equal(after.lacks()[:, column], before.lacks()[:, column]), "nothing new on 2H"
     assert np.array_equal(after.holds()[:, column], before.holds()[:, column])
-    believed = deck.BYTE_CARDS[after.believed_tables(0)[1].T].reshape(4, 48)
+    believed = deck.BYTE_CARDS[after.believed_tables(0)[1]].reshape(4, 48)
     assert believed[1, card("2H")] and believed[0, card("2H")]
     # what seat 2 can tell seat 0 knows about seat 0's own hand includes "lacks 2H" from the start
-    first = deck.BYTE_CARDS[before.believed_tables(0)[1].T].reshape(4, 48)
+    first = deck.BYTE_CARDS[before.believed_tables(0)[1]].reshape(4, 48)
     assert first[0, card("2H")]
 
 
