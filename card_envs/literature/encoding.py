@@ -71,21 +71,20 @@ class DefaultEncoder(Encoder):
                 bits += [8 * (8 + (kind * n + q) * 8 + h) + pos for q in seats
                          for h in range(NUM_HALF_SUITS) for pos in range(HALF_SUIT_SIZE)]
             self._bit_index.append(np.array(bits, dtype=np.intp))
-            self._least_index.append(np.array([(2 * n + q) * 8 + h for q in seats
-                                               for h in range(NUM_HALF_SUITS)], dtype=np.intp))
+            # least counts, then hand sizes (appended after the tables), in layout order
+            numbers = [8 + (2 * n + q) * 8 + h for q in seats for h in range(NUM_HALF_SUITS)]
+            numbers += [8 + 24 * n + q for q in seats]
+            self._least_index.append(np.array(numbers, dtype=np.intp))
         self._binary_end = self._least
+        self._scale = np.array([1 / 6] * (8 * n) + [1 / 48] * n, dtype=np.float32)
 
     def encode(self, v: LiteratureView) -> np.ndarray:
         n, p = self.game.num_players, v.player
         obs = np.zeros(self.size, dtype=np.float32)
-        raw = np.frombuffer(v.hand.to_bytes(8, "little") + v.raw, np.uint8)
+        raw = np.frombuffer(v.hand.to_bytes(8, "little") + v.raw + bytes(v.sizes), np.uint8)
         bits = np.unpackbits(raw[: 8 + 16 * n], bitorder="little")
         obs[: self._binary_end] = bits[self._bit_index[p]]
-        obs[self._least : self._sizes] = raw[8:][self._least_index[p]] * (1.0 / 6.0)
-        at = self._sizes
-        for q in self._rows[p]:
-            obs[at] = v.sizes[q] / 48.0
-            at += 1
+        obs[self._least : self._halves] = raw[self._least_index[p]] * self._scale
         if v.live != 0xFF:
             for h, outcome in enumerate(v.outcome):
                 if outcome != LIVE:

@@ -59,11 +59,14 @@ class Knowledge:
     while half-suit h is in play; seen: the same tables as bytes in observer order, index
     ``((kind * observers + o) * n + s) * 8 + h`` for kinds holds, lacks (out-of-play cards
     lacked), least, so that one observer's tables are three slices (kept up to date by the
-    engine, half-suit by half-suit); stale: half-suits whose bytes must be rewritten.
+    engine, half-suit by half-suit); stale: half-suits whose bytes must be rewritten;
+    spare_seen / full_seen / rule5_seen: what rules 5 and 6 last looked at (bytes whose spare
+    room, "least counts fill the hand" and rule-5 eligibility were so), so that they only
+    revisit what changed.
     """
 
     __slots__ = ("holds", "lacks", "least", "room", "least_total", "room_total", "sizes", "live",
-                 "seen", "stale")
+                 "seen", "stale", "spare_seen", "full_seen", "rule5_seen")
 
     def copy(self) -> Knowledge:
         new = Knowledge()
@@ -71,6 +74,7 @@ class Knowledge:
         new.room, new.least_total, new.room_total = list(self.room), self.least_total, self.room_total
         new.sizes, new.live = self.sizes, self.live
         new.seen, new.stale = bytearray(self.seen), self.stale
+        new.spare_seen, new.full_seen, new.rule5_seen = self.spare_seen, self.full_seen, self.rule5_seen
         return new
 
     def __eq__(self, other: object) -> bool:
@@ -149,6 +153,7 @@ class Engine:
         k.live = ALL_HALVES
         k.seen = bytearray(3 * 8 * self.nbytes)
         k.stale = ALL_HALVES
+        k.spare_seen = k.full_seen = k.rule5_seen = 0
         return k
 
     def deal(self, hands: Sequence[int], sizes: Sequence[int] | None = None) -> Knowledge:
@@ -209,10 +214,12 @@ class Engine:
         """Apply the rules until nothing changes; ``pending[h]`` says what changed in half-suit h
         (and ``positions`` which card positions got new "lacks" facts there)."""
         while True:
+            touched = 0
             for h in range(NUM_HALF_SUITS):
                 if pending[h] and k.live >> h & 1:
                     self._close_half_suit(k, h, pending[h], positions)
-            pending = self._across_half_suits(k)
+                    touched |= 1 << h
+            pending = self._across_half_suits(k, touched)
             if pending is None:
                 self._write_seen(k)
                 return
@@ -220,13 +227,14 @@ class Engine:
 
     def _write_seen(self, k: Knowledge) -> None:
         """Rewrite the bytes of ``k.seen`` of every stale half-suit (strided copies)."""
-        span, nb, seen = 8 * self.nbytes, self.nbytes, k.seen
-        for h in range(NUM_HALF_SUITS):
-            if k.stale >> h & 1:
-                lacks = k.lacks[h] if k.live >> h & 1 else self.cards
-                seen[h:span:8] = k.holds[h].to_bytes(nb, "little")
-                seen[span + h:2 * span:8] = lacks.to_bytes(nb, "little")
-                seen[2 * span + h::8] = k.least[h].to_bytes(nb, "little")
+        span, nb, seen, stale = 8 * self.nbytes, self.nbytes, k.seen, k.stale
+        while stale:
+            h = (stale & -stale).bit_length() - 1
+            stale &= stale - 1
+            lacks = k.lacks[h] if k.live >> h & 1 else self.cards
+            seen[h:span:8] = k.holds[h].to_bytes(nb, "little")
+            seen[span + h:2 * span:8] = lacks.to_bytes(nb, "little")
+            seen[2 * span + h::8] = k.least[h].to_bytes(nb, "little")
         k.stale = 0
 
     def _close_half_suit(self, k: Knowledge, h: int, dirty: int, positions: int) -> None:
@@ -329,35 +337,53 @@ class Engine:
                 told |= (least & mask) << -shift
         return holds, lacks, self.max(least, told)
 
-    def _across_half_suits(self, k: Knowledge) -> list[int] | None:
-        """Rules 5 and 6; returns what they changed per half-suit (None: nothing)."""
-        changed = None
+    def _across_half_suits(self, k: Knowledge, touched: int) -> list[int] | None:
+        """Rules 5 and 6; returns what they changed per half-suit (None: nothing).
+
+        A byte's result in half-suit h depends only on that half-suit's tables and on the
+        byte's spare room and whether its least counts fill its hand, so only half-suits in
+        ``touched`` (changed since the last call) need every byte; the others only the bytes
+        whose spare room or fullness changed since.
+        """
         spare = k.room_total - k.sizes  # >= 0 in every byte: a hand always fits where it may be
         full = self.equal(k.least_total, k.sizes)
         no_spare = self.equal(spare, 0)
         # Rule 5 can only add facts where the least counts fill the hand but the room is larger.
-        if full & ~no_spare:
-            for h in range(NUM_HALF_SUITS):
-                if k.live >> h & 1:
-                    new = full & self._exact(k.holds[h], k.least[h]) & ~k.lacks[h]
-                    if new:
-                        k.lacks[h] |= new
-                        k.stale |= 1 << h
-                        self._set_room(k, h, self.counts(self.cards & ~k.lacks[h]))
-                        changed = changed or [0] * NUM_HALF_SUITS
-                        changed[h] = LACKS
+        rule5 = full & ~no_spare
         # Rule 6 can only raise a count where the spare room is under six, unless the room is
         # exactly the hand and the counts already fill it (then every count equals its room).
-        if ~self.at_least(spare, self._sixes) & ~(no_spare & full) & self._all:
-            for h in range(NUM_HALF_SUITS):
-                if k.live >> h & 1:
-                    gap = (k.room[h] | self._h80) - spare
-                    bound = gap & (((gap & self._h80) >> 7) * 0x7F)
-                    if self.at_least(k.least[h], bound) != self._all:
-                        self._set_least(k, h, self.max(k.least[h], bound))
-                        k.stale |= 1 << h
-                        changed = changed or [0] * NUM_HALF_SUITS
-                        changed[h] |= LEAST
+        rule6 = ~self.at_least(spare, self._sixes) & ~(no_spare & full) & self._all
+        spare_seen, full_seen, rule5_seen = k.spare_seen, k.full_seen, k.rule5_seen
+        k.spare_seen, k.full_seen, k.rule5_seen = spare, full, rule5
+        if not (rule5 or rule6):
+            return None
+        fresh5 = rule5 & ~rule5_seen
+        fresh6 = rule6 & (~self.equal(spare, spare_seen) | (full ^ full_seen))
+        if not (fresh5 or fresh6 or touched):
+            return None
+        changed = None
+        for h in range(NUM_HALF_SUITS):
+            if not k.live >> h & 1:
+                continue
+            near = touched >> h & 1
+            bytes5 = rule5 if near else fresh5
+            if bytes5:
+                new = bytes5 & self._exact(k.holds[h], k.least[h]) & ~k.lacks[h]
+                if new:
+                    k.lacks[h] |= new
+                    k.stale |= 1 << h
+                    self._set_room(k, h, self.counts(self.cards & ~k.lacks[h]))
+                    changed = changed or [0] * NUM_HALF_SUITS
+                    changed[h] = LACKS
+            bytes6 = rule6 if near else fresh6
+            if bytes6:
+                gap = (k.room[h] | self._h80) - spare
+                bound = gap & (((gap & self._h80) >> 7) * 0x7F) & bytes6
+                if self.at_least(k.least[h], bound) != self._all:
+                    self._set_least(k, h, self.max(k.least[h], bound))
+                    k.stale |= 1 << h
+                    changed = changed or [0] * NUM_HALF_SUITS
+                    changed[h] |= LEAST
         return changed
 
     # --- reading and checking -----------------------------------------------------------
