@@ -108,6 +108,8 @@ class Engine:
         self._observer_rep = sum(1 << (8 * o * n) for o in range(self.num_observers))
         self._first_seat = self._observer_rep * 0xFF
         self._first_seat_one = self._observer_rep
+        self._first_seat_two = self._observer_rep * 2
+        self._first_seat_high = self._observer_rep * 0x80
         self._first_seat_six = self._observer_rep * 0x06
         self._seat_rep = sum(1 << (8 * s) for s in range(n))
         self._last_seat = 8 * (n - 1)
@@ -309,19 +311,21 @@ class Engine:
     def _last_candidate(self, maybe: int, positions: int) -> int:
         """Rule 2 for the card positions in ``positions``: "holds" for the one seat not known to
         lack the card (``maybe``: the cards not lacked)."""
-        found = 0
+        found, seat_rep, high = 0, self._seat_rep, self._first_seat_high
         for pos in range(HALF_SUIT_SIZE):
             if positions >> pos & 1:
-                column = (maybe >> pos) & self._low
-                alone = self.equal(self._across_seats(column), self._first_seat_one) & self._first_seat
-                found |= (alone * self._seat_rep) & column << pos
+                count = (((maybe >> pos) & self._low) * seat_rep >> self._last_seat) & self._first_seat
+                # The holder is never lacked, so each count is at least 1: alone means below 2.
+                alone = ((((count | high) - self._first_seat_two) & high) ^ high) >> 7
+                found |= (alone * seat_rep << pos) & maybe
         return found
 
     def _half_suit_total(self, least: int) -> int:
         """Rule 7: every byte of the observers whose least counts here add up to six."""
-        total = self._across_seats(least)
-        six = self.equal(total, self._first_seat_six) & self._first_seat
-        return six * self._seat_rep
+        off_six = (((least * self._seat_rep) >> self._last_seat) & self._first_seat) ^ self._first_seat_six
+        high = self._first_seat_high
+        six = ((((off_six | high) - self._first_seat_one) & high) ^ high) >> 7
+        return six * self._seat_rep * 0xFF
 
     def _what_they_know(self, holds: int, lacks: int, least: int) -> tuple[int, int, int]:
         """Rule 8: copy each source's facts about a seat into the observer standing for it."""

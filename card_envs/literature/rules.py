@@ -181,6 +181,9 @@ class Literature(Game):
         self._mask_index = np.array(index, dtype=np.intp)
         self._mask_bytes = (t * SLOT + 2 * NUM_HALF_SUITS) // 8
         self._naming_bits = ((1 << t) - 1) << (t * SLOT + NUM_HALF_SUITS)
+        # per player: (opponent seat, where its asks start in that bit set)
+        self._ask_rows = [[(self.opponent(p, j), j * SLOT) for j in range(t)]
+                          for p in range(self.num_players)]
 
     # --- seats --------------------------------------------------------------------------
     def opponent(self, player: int, j: int) -> int:
@@ -223,18 +226,16 @@ class Literature(Game):
 
     # --- the legal actions --------------------------------------------------------------
     def _legal_mask(self, s: LiteratureState) -> np.ndarray:
-        p, t = s.player, self.team_size
         if s.claim_half >= 0:
             bits = self._naming_bits
         else:
-            hand = s.hands[p]
+            hand = s.hands[s.player]
             askable = halves_with_cards(hand) & ~hand
-            bits = 0
-            for j in range(t):
-                if s.sizes[self.opponent(p, j)]:
-                    bits |= askable << (j * SLOT)
-            if not self.original:
-                bits |= s.live << (t * SLOT)
+            bits = 0 if self.original else s.live << (self.team_size * SLOT)
+            sizes = s.sizes
+            for seat, at in self._ask_rows[s.player]:
+                if sizes[seat]:
+                    bits |= askable << at
         mask = self._masks.get(bits)
         if mask is None:
             # The same few patterns come back again and again: keep them (read-only) for reuse.
