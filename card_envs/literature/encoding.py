@@ -76,6 +76,8 @@ class DefaultEncoder(Encoder):
             numbers += [8 + 24 * n + q for q in seats]
             self._least_index.append(np.array(numbers, dtype=np.intp))
         self._binary_end = self._least
+        self._relative = [[(q - p) % n for q in range(n)] for p in range(n)]
+        self._outcomes: dict[tuple, tuple[int, ...]] = {}  # at most 4^8 keys, few in practice
         self._scale = np.array([1 / 6] * (8 * n) + [1 / 48] * n, dtype=np.float32)
 
     def encode(self, v: LiteratureView) -> np.ndarray:
@@ -86,24 +88,32 @@ class DefaultEncoder(Encoder):
         obs[: self._binary_end] = bits[self._bit_index[p]]
         obs[self._least : self._halves] = raw[self._least_index[p]] * self._scale
         if v.live != 0xFF:
-            for h, outcome in enumerate(v.outcome):
-                if outcome != LIVE:
-                    which = 2 if outcome == DISCARDED else (0 if outcome == v.team else 1)
-                    obs[self._halves + 3 * h + which] = 1.0
+            for i in self._outcome_ones(v.outcome, v.team):
+                obs[i] = 1.0
         if v.claim_half >= 0:
             obs[self._claim + v.claim_half] = 1.0
             obs[self._claimer + (v.turn - p) % n] = 1.0
             for k, seat in enumerate(v.claim_names):
                 obs[self._names + n * k + (seat - p) % n] = 1.0
-        at = self._asks
+        at, seat = self._asks, self._relative[p]
         for asker, asked, card, success in reversed(v.last_asks):
-            obs[at + (asker - p) % n] = 1.0
-            obs[at + n + (asked - p) % n] = 1.0
+            obs[at + seat[asker]] = 1.0
+            obs[at + n + seat[asked]] = 1.0
             obs[at + 2 * n + card] = 1.0
             obs[at + 2 * n + NUM_CARDS] = success
             at += self._ask_size
         obs[self._turn] = v.to_act
         return obs
+
+    def _outcome_ones(self, outcome: tuple[int, ...], team: int) -> tuple[int, ...]:
+        """The indices of the ``half_suits`` piece set for these outcomes (cached)."""
+        key = (outcome, team)
+        ones = self._outcomes.get(key)
+        if ones is None:
+            ones = tuple(self._halves + 3 * h + (2 if o == DISCARDED else 0 if o == team else 1)
+                         for h, o in enumerate(outcome) if o != LIVE)
+            self._outcomes[key] = ones
+        return ones
 
 
 class OriginalEncoder(Encoder):
