@@ -141,7 +141,8 @@ class HeuristicAgent(_LiteratureAgent):
             return self._out_of_hope(b, asks, rng)
         score = chance.copy()
         score += 0.15 * (chance == 1.0)  # a sure card first
-        team = b.holds[v.teammates()].sum(axis=0).reshape(NUM_HALF_SUITS, HALF_SUIT_SIZE).sum(axis=1)
+        team_cards = b.holds[v.teammates()].sum(axis=0)
+        team = team_cards.reshape(NUM_HALF_SUITS, HALF_SUIT_SIZE).sum(axis=1)
         score += 0.01 * np.repeat(team, HALF_SUIT_SIZE)[None, :] * (chance > 0)
         for j, h in self._showed(v, opponents):
             row = score[j, h * HALF_SUIT_SIZE:(h + 1) * HALF_SUIT_SIZE]
@@ -151,7 +152,7 @@ class HeuristicAgent(_LiteratureAgent):
 
     @staticmethod
     def _showed(v: LiteratureView, opponents: list[int]) -> list[tuple[int, int]]:
-        """(opponent slot, half-suit) of the latest asks that showed an opponent holds the half-suit."""
+        """(opponent slot, half-suit) of the latest asks showing an opponent has cards there."""
         out = []
         for asker, asked, card, success in v.last_asks[-2:]:
             h = card // HALF_SUIT_SIZE

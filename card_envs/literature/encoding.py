@@ -5,7 +5,13 @@ from __future__ import annotations
 import numpy as np
 
 from card_envs.core.encoding import Encoder, Piece
-from card_envs.literature.deck import BYTE_CARDS, CARD_BIT, HALF_SUIT_SIZE, NUM_CARDS, NUM_HALF_SUITS
+from card_envs.literature.deck import (
+    BYTE_CARDS,
+    CARD_BIT,
+    HALF_SUIT_SIZE,
+    NUM_CARDS,
+    NUM_HALF_SUITS,
+)
 from card_envs.literature.rules import DISCARDED, LAST_ASKS, LIVE, Literature, LiteratureView
 
 # OUT_OF_PLAY[live] is the bool (48,) row of the cards of half-suits not in ``live``.
@@ -35,7 +41,8 @@ class DefaultEncoder(Encoder):
             Piece("holds", n * NUM_CARDS, 0, 1,
                   "48 per seat (row r = r seats to my left): 1 if I know that seat holds the card"),
             Piece("lacks", n * NUM_CARDS, 0, 1,
-                  "48 per seat: 1 if I know that seat does not hold the card (or it is out of play)"),
+                  "48 per seat: 1 if I know that seat does not hold the card "
+                  "(or it is out of play)"),
             Piece("least", n * NUM_HALF_SUITS, 0, 1,
                   "8 per seat: the least number of cards of the half-suit the seat holds, / 6"),
             Piece("hand_sizes", n, 0, 1, "cards held by each seat (row order), / 48"),
@@ -47,7 +54,8 @@ class DefaultEncoder(Encoder):
                   "n per card of that half-suit: one-hot of the seat named so far (relative)"),
             Piece("last_asks", LAST_ASKS * (2 * n + NUM_CARDS + 1), 0, 1,
                   f"the {LAST_ASKS} latest asks, newest first, {2 * n + NUM_CARDS + 1} each: "
-                  "asker one-hot (relative), asked one-hot (relative), card one-hot, 1 if it succeeded"),
+                  "asker one-hot (relative), asked one-hot (relative), card one-hot, "
+                  "1 if it succeeded"),
             Piece("my_turn", 1, 0, 1, "1 if I am to act"),
         ]
 

@@ -71,10 +71,12 @@ class Knowledge:
     def copy(self) -> Knowledge:
         new = Knowledge()
         new.holds, new.lacks, new.least = list(self.holds), list(self.lacks), list(self.least)
-        new.room, new.least_total, new.room_total = list(self.room), self.least_total, self.room_total
+        new.room = list(self.room)
+        new.least_total, new.room_total = self.least_total, self.room_total
         new.sizes, new.live = self.sizes, self.live
         new.seen, new.stale = bytearray(self.seen), self.stale
-        new.spare_seen, new.full_seen, new.rule5_seen = self.spare_seen, self.full_seen, self.rule5_seen
+        new.spare_seen, new.full_seen = self.spare_seen, self.full_seen
+        new.rule5_seen = self.rule5_seen
         return new
 
     def __eq__(self, other: object) -> bool:
@@ -84,7 +86,7 @@ class Knowledge:
         return tuple(getattr(self, f) for f in self.__slots__)
 
     def __setstate__(self, values) -> None:
-        for f, v in zip(self.__slots__, values):
+        for f, v in zip(self.__slots__, values, strict=True):
             setattr(self, f, v)
 
 
@@ -151,7 +153,7 @@ class Engine:
         k.least = [0] * NUM_HALF_SUITS
         k.room = [self._sixes] * NUM_HALF_SUITS
         k.least_total, k.room_total = 0, NUM_HALF_SUITS * self._sixes
-        k.sizes = sum(size * u for size, u in zip(sizes, self.unit))
+        k.sizes = sum(size * u for size, u in zip(sizes, self.unit, strict=True))
         k.live = ALL_HALVES
         k.seen = bytearray(3 * 8 * self.nbytes)
         k.stale = ALL_HALVES
@@ -314,7 +316,8 @@ class Engine:
         found, seat_rep, high = 0, self._seat_rep, self._first_seat_high
         for pos in range(HALF_SUIT_SIZE):
             if positions >> pos & 1:
-                count = (((maybe >> pos) & self._low) * seat_rep >> self._last_seat) & self._first_seat
+                column = (maybe >> pos) & self._low
+                count = ((column * seat_rep) >> self._last_seat) & self._first_seat
                 # The holder is never lacked, so each count is at least 1: alone means below 2.
                 alone = ((((count | high) - self._first_seat_two) & high) ^ high) >> 7
                 found |= (alone * seat_rep << pos) & maybe
@@ -322,7 +325,8 @@ class Engine:
 
     def _half_suit_total(self, least: int) -> int:
         """Rule 7: every byte of the observers whose least counts here add up to six."""
-        off_six = (((least * self._seat_rep) >> self._last_seat) & self._first_seat) ^ self._first_seat_six
+        total = ((least * self._seat_rep) >> self._last_seat) & self._first_seat
+        off_six = total ^ self._first_seat_six
         high = self._first_seat_high
         six = ((((off_six | high) - self._first_seat_one) & high) ^ high) >> 7
         return six * self._seat_rep * 0xFF
@@ -445,7 +449,7 @@ class Engine:
         self._write_seen(fresh)
         if k.stale or fresh.seen != k.seen:
             return "the observer bytes are stale"
-        if k.sizes != sum(hand.bit_count() * u for hand, u in zip(hands, self.unit)):
+        if k.sizes != sum(hand.bit_count() * u for hand, u in zip(hands, self.unit, strict=True)):
             return "hand sizes disagree"
         return None
 

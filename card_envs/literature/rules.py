@@ -75,11 +75,12 @@ class LiteratureState(State):
 
     def copy(self) -> LiteratureState:
         new = LiteratureState(self.player)
-        new.terminal, new.truncated, new.steps, new.mask = self.terminal, self.truncated, self.steps, None
+        new.terminal, new.truncated, new.steps = self.terminal, self.truncated, self.steps
         new.hands, new.sizes = list(self.hands), list(self.sizes)
         new.know = self.know.copy()
         new.live = self.live
-        new.outcome, new.declarer, new.score = list(self.outcome), list(self.declarer), list(self.score)
+        new.outcome, new.declarer = list(self.outcome), list(self.declarer)
+        new.score = list(self.score)
         new.claim_half, new.claim_names = self.claim_half, list(self.claim_names)
         new.last_asks = self.last_asks
         new.log = list(self.log)  # events are tuples: sharing them is safe
@@ -107,7 +108,8 @@ class LiteratureView(View):
 
     def believed_tables(self, i: int) -> np.ndarray:
         """Like ``tables``, for what this seat can tell that seat i knows (original rules)."""
-        return np.frombuffer(self.believed[i], np.uint8).reshape(3, self.num_players, NUM_HALF_SUITS)
+        raw = np.frombuffer(self.believed[i], np.uint8)
+        return raw.reshape(3, self.num_players, NUM_HALF_SUITS)
 
     @property
     def team(self) -> int:
@@ -153,7 +155,8 @@ class Literature(Game):
         self.num_players = n = check_int("num_players", num_players, 4, 8, choices=PLAYER_COUNTS)
         check_choice("rules", rules, ("standard", "original"))
         if rules == "original" and n != 4:
-            raise ValueError(f"num_players={n!r} is not valid with rules='original'; choose one of 4")
+            raise ValueError(
+                f"num_players={n!r} is not valid with rules='original'; choose one of 4")
         self.max_steps = check_int("max_steps", max_steps, 1, 10_000)
         self.rules = rules
         self.original = rules == "original"
@@ -253,7 +256,8 @@ class Literature(Game):
         return state
 
     # --- playing ------------------------------------------------------------------------
-    def _apply(self, s: LiteratureState, action: int, rng: np.random.Generator) -> np.ndarray | None:
+    def _apply(self, s: LiteratureState, action: int,
+               rng: np.random.Generator) -> np.ndarray | None:
         p = s.player
         if action < self.num_asks:
             j, card = divmod(action, NUM_CARDS)
@@ -292,8 +296,9 @@ class Literature(Game):
         s.last_asks = (*s.last_asks[1 - LAST_ASKS:], (asker, respondent, card, success))
         s.log.append(("ask", asker, respondent, card, success))
 
-    def _resolve_claim(self, s: LiteratureState, declarer: int, h: int, names: tuple[int, ...]) -> bool:
-        """Settle a claim of half-suit h naming ``names``; True when the declarer's team scored it."""
+    def _resolve_claim(self, s: LiteratureState, declarer: int, h: int,
+                       names: tuple[int, ...]) -> bool:
+        """Settle a claim of half-suit h naming ``names``; True if the declarer's team scored it."""
         holders = tuple(self._holder(s, c) for c in deck.cards_of_half_suit(h))
         team = declarer % 2
         if any(q % 2 != team for q in holders):
@@ -325,7 +330,7 @@ class Literature(Game):
         raise AssertionError(f"{card_label(card, False)} is in no hand")
 
     def _next_player(self, s: LiteratureState, p: int, keep: bool) -> int:
-        """Who plays after p's claim: p's team first after a success, the opponents' after a failure.
+        """Who plays after p's claim: p's team first after a success, else the opponents first.
 
         Within a team the turn goes to the first seat clockwise (from p itself, or from p's
         left for the opponents) that still holds cards; -1 when nobody does.
@@ -340,7 +345,8 @@ class Literature(Game):
 
     def _settle_turn(self, s: LiteratureState) -> None:
         """End the game when it is over; otherwise make sure the player to act holds cards."""
-        if not s.live or (self.original and (not self.team_cards(s, 0) or not self.team_cards(s, 1))):
+        a_team_is_out = not self.team_cards(s, 0) or not self.team_cards(s, 1)
+        if not s.live or (self.original and a_team_is_out):
             s.terminal = True
             return
         if not s.sizes[s.player]:
@@ -449,7 +455,8 @@ class Literature(Game):
         if s.claim_half >= 0:
             assert s.live >> s.claim_half & 1 and len(s.claim_names) < HALF_SUIT_SIZE
 
-    def randomize_hidden(self, s: LiteratureState, player: int, rng: np.random.Generator) -> LiteratureState:
+    def randomize_hidden(self, s: LiteratureState, player: int,
+                         rng: np.random.Generator) -> LiteratureState:
         """A copy with the cards ``player`` cannot place swapped between other hands, and every
         other player's knowledge rebuilt from the public events and its new hand."""
         new = s.copy()
@@ -457,7 +464,8 @@ class Literature(Game):
         self._rebuild_other_knowledge(new, player)
         return new
 
-    def _swap_unknown_cards(self, s: LiteratureState, player: int, rng: np.random.Generator) -> None:
+    def _swap_unknown_cards(self, s: LiteratureState, player: int,
+                            rng: np.random.Generator) -> None:
         """Random swaps between other hands that keep every fact ``player`` knows true."""
         v = self.view(s, player)
         held, lacks, least = v.holds(), v.lacks(), v.least()
@@ -522,7 +530,8 @@ class Literature(Game):
         return replay(public_engine(self.num_players), [self.hand_size] * self.num_players, s.log)
 
 
-def replay(engine: Engine, sizes: list[int], log: list[tuple], hands: list[int] | None = None) -> Knowledge:
+def replay(engine: Engine, sizes: list[int], log: list[tuple],
+           hands: list[int] | None = None) -> Knowledge:
     """Knowledge rebuilt from scratch: the deal (``hands`` for observers that see one), then
     every logged event. Used for the public tables and, in tests, to show that a player's
     tables depend only on its own hand and the public events."""

@@ -353,7 +353,8 @@ def test_default_encoding_is_relative_to_the_observer():
         assert holds[(0 - p) % 6, card("5C")] == 1, "row r is the seat r places to my left"
         assert parts["lacks"].reshape(6, 48)[(1 - p) % 6, card("3C")] == 1
         # seat 0 knows it has three low clubs; the others know of two (5C and the one it asked with)
-        assert parts["least"].reshape(6, 8)[(0 - p) % 6, LOW_C] == pytest.approx((3 if p == 0 else 2) / 6)
+        least = parts["least"].reshape(6, 8)[(0 - p) % 6, LOW_C]
+        assert least == pytest.approx((3 if p == 0 else 2) / 6)
         newest = parts["last_asks"][: 2 * 6 + 49]
         assert newest[(0 - p) % 6] == 1 and newest[6 + (1 - p) % 6] == 1
         assert newest[12 + card("3C")] == 1 and newest[12 + 48] == 0, "failed"
@@ -372,7 +373,8 @@ def test_default_encoding_shows_outcomes_and_the_claim_being_named():
     for p in range(4):
         parts = enc.layout.split(enc.encode(game.view(s, p)))
         mine = p % 2 == 0
-        assert parts["half_suits"].reshape(8, 3)[LOW_D].tolist() == ([1, 0, 0] if mine else [0, 1, 0])
+        outcome = parts["half_suits"].reshape(8, 3)[LOW_D].tolist()
+        assert outcome == ([1, 0, 0] if mine else [0, 1, 0])
         assert parts["claim_half"][HIGH_D] == 1 and parts["claimer"][(0 - p) % 4] == 1
         assert parts["claim_names"].reshape(6, 4)[0, (2 - p) % 4] == 1
         assert parts["claim_names"].reshape(6, 4)[1:].sum() == 0
@@ -495,7 +497,7 @@ def test_heuristic_guesses_a_claim_only_when_no_ask_can_succeed():
     game = Literature(num_players=6)
     s = _no_hope_position(game)
     v = game.view(s, 0)
-    assert v.lacks()[[1, 3, 5]][:, half(LOW_D)].all(), "the opponents are known to lack low diamonds"
+    assert v.lacks()[[1, 3, 5]][:, half(LOW_D)].all(), "the opponents lack low diamonds"
     assert not v.holds()[[2, 4]][:, cards("4D 5D 6D")].any(), "but not which teammate holds them"
     assert not HeuristicAgent(game).act(v, RNG) < game.num_asks
     assert _act(HeuristicAgent(game), game, s) == declare(game, LOW_D)
@@ -543,11 +545,12 @@ def test_agents_play_the_original_rules():
 
 # --- arguments, the Gymnasium view, rendering --------------------------------------------
 
-@pytest.mark.parametrize("bad,match", [({"num_players": 5}, "num_players=5 is not valid; choose one of 4, 6, 8"),
-                                       ({"num_players": 6, "rules": "original"},
-                                        "num_players=6 is not valid with rules='original'"),
-                                       ({"rules": "seed"}, "rules='seed' is not valid"),
-                                       ({"max_steps": 0}, "max_steps=0 is not valid")])
+@pytest.mark.parametrize("bad,match", [
+    ({"num_players": 5}, "num_players=5 is not valid; choose one of 4, 6, 8"),
+    ({"num_players": 6, "rules": "original"}, "num_players=6 is not valid with rules='original'"),
+    ({"rules": "seed"}, "rules='seed' is not valid"),
+    ({"max_steps": 0}, "max_steps=0 is not valid"),
+])
 def test_bad_arguments_name_the_valid_choices(bad, match):
     with pytest.raises(ValueError, match=match):
         Literature(**bad)

@@ -104,7 +104,7 @@ class Reference:
         self.known[:, 6 * h : 6 * h + 6] = 0
         self.least[:, h] = 0
         self.live[h] = False
-        self.sizes = [a - b for a, b in zip(self.sizes, held)]
+        self.sizes = [a - b for a, b in zip(self.sizes, held, strict=True)]
         self.close()
 
     def learn_about(self, seat: int, other: Reference) -> bool:
@@ -120,7 +120,8 @@ class Reference:
 def engine_tables(game: Literature, s, observer: int) -> tuple[np.ndarray, np.ndarray]:
     """(known as -1/0/1, least) of one engine observer."""
     eng = game.engine
-    every = np.frombuffer(eng.tables(s.know), np.uint8).reshape(3, 8, eng.num_observers, game.num_players)
+    every = np.frombuffer(eng.tables(s.know), np.uint8)
+    every = every.reshape(3, 8, eng.num_observers, game.num_players)
     mine = every[:, :, observer]
     holds = deck.BYTE_CARDS[mine[0].T].reshape(game.num_players, 48)
     lacks = deck.BYTE_CARDS[mine[1].T].reshape(game.num_players, 48)
@@ -301,7 +302,7 @@ def test_a_claim_takes_the_half_suit_out_and_shrinks_the_hands():
     engine.claim(k, LOW_S, [2, 0, 4, 0])
     holds, lacks, least = public_facts(engine, k)
     assert not holds.any() and not lacks.any() and not least.any()
-    assert k.sizes == sum(size * u for size, u in zip([11, 11, 8, 12], engine.unit))
+    assert k.sizes == sum(size * u for size, u in zip([11, 11, 8, 12], engine.unit, strict=True))
 
 
 def test_first_order_knowledge_the_source_example():
