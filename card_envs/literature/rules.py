@@ -345,8 +345,7 @@ class Literature(Game):
 
     def _settle_turn(self, s: LiteratureState) -> None:
         """End the game when it is over; otherwise make sure the player to act holds cards."""
-        a_team_is_out = not self.team_cards(s, 0) or not self.team_cards(s, 1)
-        if not s.live or (self.original and a_team_is_out):
+        if not s.live or (self.original and not (self.team_cards(s, 0) and self.team_cards(s, 1))):
             s.terminal = True
             return
         if not s.sizes[s.player]:
