@@ -3,6 +3,8 @@ own knowledge tables (what they can prove about every hand)."""
 
 from __future__ import annotations
 
+from functools import cached_property
+
 import numpy as np
 
 from card_envs.core.agents import BaseAgent
@@ -13,32 +15,34 @@ from card_envs.literature.rules import LiteratureView, proven_in_team
 class Beliefs:
     """What a view proves, and a guess of how likely each seat holds each card.
 
-    ``holds`` / ``lacks``: int8 (n, 48) proven facts; ``chance``: float (n, 48), 1 for a
-    proven holder, 0 for a proven non-holder, otherwise the seat's share of the card among
-    the seats that may hold it, weighted by how many unplaced cards each seat has (and at
-    least the fraction its least count forces in that half-suit).
+    ``holds`` / ``lacks``: int8 (n, 48) proven facts; ``chance`` (computed when first read):
+    float (n, 48), 1 for a proven holder, 0 for a proven non-holder, otherwise the seat's
+    share of the card among the seats that may hold it, weighted by how many unplaced cards
+    each seat has (and at least the fraction its least count forces in that half-suit).
     """
 
     def __init__(self, v: LiteratureView):
         self.view = v
-        n = v.num_players
         self.holds = v.holds()
         self.lacks = v.lacks()
-        self.least = v.least()
-        unknown = (self.holds == 0) & (self.lacks == 0)
-        sizes = np.asarray(v.sizes, dtype=float)
-        placed = self.holds.sum(axis=1)
+
+    @cached_property
+    def chance(self) -> np.ndarray:
+        """float (n, 48): how likely each seat holds each card (see the class docstring)."""
+        v, holds = self.view, self.holds
+        n = v.num_players
+        unknown = (holds == 0) & (self.lacks == 0)
+        unplaced = np.asarray(v.sizes, dtype=float) - holds.sum(axis=1)
         open_cards = unknown.sum(axis=1)
-        share = np.where(open_cards > 0, (sizes - placed) / np.maximum(open_cards, 1), 0.0)
-        by_half = unknown.reshape(n, NUM_HALF_SUITS, HALF_SUIT_SIZE)
-        open_in_half = by_half.sum(axis=2)
-        held_in_half = self.holds.reshape(n, NUM_HALF_SUITS, HALF_SUIT_SIZE).sum(axis=2)
-        forced = (self.least - held_in_half) / np.maximum(open_in_half, 1)
+        share = np.where(open_cards > 0, unplaced / np.maximum(open_cards, 1), 0.0)
+        open_in_half = unknown.reshape(n, NUM_HALF_SUITS, HALF_SUIT_SIZE).sum(axis=2)
+        held_in_half = holds.reshape(n, NUM_HALF_SUITS, HALF_SUIT_SIZE).sum(axis=2)
+        forced = (v.least() - held_in_half) / np.maximum(open_in_half, 1)
         weight = np.maximum(share[:, None], forced)  # (n, 8)
         weight = np.repeat(weight, HALF_SUIT_SIZE, axis=1) * unknown
         total = weight.sum(axis=0)
         chance = np.divide(weight, total, out=np.zeros_like(weight), where=total > 0)
-        self.chance = np.where(self.holds == 1, 1.0, chance)
+        return np.where(holds == 1, 1.0, chance)
 
     def proven_claims(self) -> list[tuple[int, tuple[int, ...]]]:
         """(half-suit, holders) of every half-suit whose holders this seat can name for sure."""
