@@ -43,6 +43,7 @@ from card_envs.literature.deck import HALF_SUIT_SIZE, NUM_HALF_SUITS
 HOLDS, LACKS, LEAST = 1, 2, 4
 EVERYTHING = HOLDS | LACKS | LEAST
 ALL_HALVES = (1 << NUM_HALF_SUITS) - 1
+ALL_PENDING = dict.fromkeys(range(NUM_HALF_SUITS), EVERYTHING)  # "everything changed"
 
 
 def _repeat(byte: int, nbytes: int) -> int:
@@ -176,14 +177,13 @@ class Engine:
                 k.lacks[h] |= (0x3F & ~mine) << at
                 k.least[h] |= mine.bit_count() << at
         self.refresh(k)
-        self.close(k, [EVERYTHING] * NUM_HALF_SUITS)
+        self.close(k, ALL_PENDING)
         return k
 
     def ask(self, k: Knowledge, asker: int, respondent: int, card: int, success: bool) -> None:
         """Learn from ``asker`` asking ``respondent`` for ``card``; a success moves the card."""
         h, pos = divmod(card, HALF_SUIT_SIZE)
         take, give = self._fact[asker][pos], self._fact[respondent][pos]
-        pending = [0] * NUM_HALF_SUITS
         if success:
             # Before the move the asker lacked the card and held another of the half-suit, and
             # the respondent held it: the asker's least count after the move is at least 2
@@ -193,15 +193,15 @@ class Engine:
             k.holds[h] = (k.holds[h] & ~give) | take
             k.lacks[h] = (k.lacks[h] & ~take) | give
             k.sizes += self.unit[asker] - self.unit[respondent]
-            pending[h] = EVERYTHING
+            changed = EVERYTHING
         else:
             k.lacks[h] |= take | give
             least = self.max(k.least[h], self.unit[asker])
-            pending[h] = LACKS
+            changed = LACKS
             if least != k.least[h]:
                 self._set_least(k, h, least)
-                pending[h] |= LEAST
-        self.close(k, pending, 1 << pos)
+                changed |= LEAST
+        self.close(k, {h: changed}, 1 << pos)
 
     def claim(self, k: Knowledge, h: int, held: Sequence[int]) -> None:
         """Take half-suit ``h`` out of play; ``held[s]`` is how many of its cards seat s had."""
@@ -211,17 +211,17 @@ class Engine:
         k.live &= ~(1 << h)
         k.stale |= 1 << h
         k.sizes -= sum(count * self.unit[s] for s, count in enumerate(held))
-        self.close(k, [0] * NUM_HALF_SUITS)
+        self.close(k, {})
 
     # --- the fixed point ----------------------------------------------------------------
-    def close(self, k: Knowledge, pending: list[int], positions: int = 0x3F) -> None:
+    def close(self, k: Knowledge, pending: dict[int, int], positions: int = 0x3F) -> None:
         """Apply the rules until nothing changes; ``pending[h]`` says what changed in half-suit h
         (and ``positions`` which card positions got new "lacks" facts there)."""
         while True:
             touched = 0
-            for h in range(NUM_HALF_SUITS):
-                if pending[h] and k.live >> h & 1:
-                    self._close_half_suit(k, h, pending[h], positions)
+            for h, changed in pending.items():
+                if k.live >> h & 1:
+                    self._close_half_suit(k, h, changed, positions)
                     touched |= 1 << h
             pending = self._across_half_suits(k, touched)
             if pending is None:
@@ -345,7 +345,7 @@ class Engine:
                 told |= (least & mask) << -shift
         return holds, lacks, self.max(least, told)
 
-    def _across_half_suits(self, k: Knowledge, touched: int) -> list[int] | None:
+    def _across_half_suits(self, k: Knowledge, touched: int) -> dict[int, int] | None:
         """Rules 5 and 6; returns what they changed per half-suit (None: nothing).
 
         A byte's result in half-suit h depends only on that half-suit's tables and on the
@@ -369,10 +369,11 @@ class Engine:
         fresh6 = rule6 & (~self.equal(spare, spare_seen) | (full ^ full_seen))
         if not (fresh5 or fresh6 or touched):
             return None
-        changed = None
-        for h in range(NUM_HALF_SUITS):
-            if not k.live >> h & 1:
-                continue
+        changed: dict[int, int] = {}
+        halves = k.live if fresh5 or fresh6 else touched & k.live
+        while halves:
+            h = (halves & -halves).bit_length() - 1
+            halves &= halves - 1
             near = touched >> h & 1
             bytes5 = rule5 if near else fresh5
             if bytes5:
@@ -381,7 +382,6 @@ class Engine:
                     k.lacks[h] |= new
                     k.stale |= 1 << h
                     self._set_room(k, h, self.counts(self.cards & ~k.lacks[h]))
-                    changed = changed or [0] * NUM_HALF_SUITS
                     changed[h] = LACKS
             bytes6 = rule6 if near else fresh6
             if bytes6:
@@ -390,9 +390,8 @@ class Engine:
                 if self.at_least(k.least[h], bound) != self._all:
                     self._set_least(k, h, self.max(k.least[h], bound))
                     k.stale |= 1 << h
-                    changed = changed or [0] * NUM_HALF_SUITS
-                    changed[h] |= LEAST
-        return changed
+                    changed[h] = changed.get(h, 0) | LEAST
+        return changed or None
 
     # --- reading and checking -----------------------------------------------------------
     def tables(self, k: Knowledge) -> bytes:

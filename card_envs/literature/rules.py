@@ -35,7 +35,7 @@ from card_envs.literature.deck import (
     half_suit_label,
 )
 from card_envs.literature.knowledge import (
-    EVERYTHING,
+    ALL_PENDING,
     Engine,
     Knowledge,
     first_order_engine,
@@ -517,7 +517,7 @@ class Literature(Game):
                 mind.lacks[h] |= facts[1] << at
                 mind.least[h] = alone.max(mind.least[h], facts[2] << at)
             alone.refresh(mind)
-            alone.close(mind, [EVERYTHING] * NUM_HALF_SUITS)
+            alone.close(mind, ALL_PENDING)
             for h in range(NUM_HALF_SUITS):
                 k.holds[h] = eng.with_block(k.holds[h], o, mind.holds[h])
                 k.lacks[h] = eng.with_block(k.lacks[h], o, mind.lacks[h])
@@ -536,7 +536,7 @@ def replay(engine: Engine, sizes: list[int], log: list[tuple],
     tables depend only on its own hand and the public events."""
     if hands is None:
         k = engine.start(sizes)
-        engine.close(k, [EVERYTHING] * NUM_HALF_SUITS)
+        engine.close(k, ALL_PENDING)
     else:
         k = engine.deal(hands, sizes)
     n = len(sizes)

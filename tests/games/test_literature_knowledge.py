@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 from card_envs.literature import deck
-from card_envs.literature.knowledge import Engine, public_engine
+from card_envs.literature.knowledge import ALL_PENDING, Engine, public_engine
 from card_envs.literature.rules import Literature, replay
 
 RNG = np.random.default_rng(0)
@@ -214,7 +214,7 @@ def public_facts(engine, k):
 def fresh_public(sizes=(12, 12, 12, 12)):
     engine = public_engine(len(sizes))
     k = engine.start(list(sizes))
-    engine.close(k, [7] * 8)
+    engine.close(k, ALL_PENDING)
     return engine, k
 
 
