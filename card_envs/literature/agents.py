@@ -68,10 +68,6 @@ class Beliefs:
                               for c in range(h * HALF_SUIT_SIZE, (h + 1) * HALF_SUIT_SIZE)]))
 
 
-def _ask_action(j: int, card: int) -> int:
-    return j * NUM_CARDS + card
-
-
 class _LiteratureAgent(BaseAgent):
     """Shared structure: finish a claim being named, claim what is proven, else ask."""
 
@@ -93,9 +89,11 @@ class _LiteratureAgent(BaseAgent):
         return game_asks + self.forced_claim(beliefs, rng)
 
     def name_holder(self, b: Beliefs, card: int, rng: np.random.Generator) -> int:
+        """The teammate slot (0 = myself) to name as the holder of ``card``."""
         raise NotImplementedError
 
     def ask(self, b: Beliefs, asks: np.ndarray, rng: np.random.Generator) -> int:
+        """An action among the legal asks ``asks`` (int8, opponents x 48), or a declaration."""
         raise NotImplementedError
 
     def forced_claim(self, b: Beliefs, rng: np.random.Generator) -> int:

@@ -14,10 +14,6 @@ from card_envs.literature.deck import (
 )
 from card_envs.literature.rules import DISCARDED, LAST_ASKS, LIVE, Literature, LiteratureView
 
-# OUT_OF_PLAY[live] is the bool (48,) row of the cards of half-suits not in ``live``.
-OUT_OF_PLAY = np.repeat((np.arange(256)[:, None] >> np.arange(NUM_HALF_SUITS)) & 1 == 0,
-                        HALF_SUIT_SIZE, axis=1)
-
 # The source orders cards rank-major (A,2..6,8..K) x suits (C,D,H,S) and half-suits as
 # low C,D,H,S then high C,D,H,S; our suits run S,H,D,C, so source suit j is our suit 3 - j.
 SOURCE_CARDS = np.array([((3 - j) * 2 + r // HALF_SUIT_SIZE) * HALF_SUIT_SIZE + r % HALF_SUIT_SIZE
@@ -65,13 +61,14 @@ class DefaultEncoder(Encoder):
         self._rows = [[(p + r) % n for r in range(n)] for p in range(n)]
         self._ask_size = 2 * n + NUM_CARDS + 1
         lay = self.layout
-        self._least, self._sizes = lay.start("least"), lay.start("hand_sizes")
+        self._least = lay.start("least")
         self._halves, self._claim = lay.start("half_suits"), lay.start("claim_half")
         self._claimer, self._names = lay.start("claimer"), lay.start("claim_names")
         self._asks, self._turn = lay.start("last_asks"), lay.start("my_turn")
         # The hand (8 bytes, slot form) and the view's raw tables are unpacked to bits; these
-        # index tables pick hand, holds and lacks in layout order with seats rotated to player p.
-        self._bit_index, self._least_index = [], []
+        # index tables pick hand, holds and lacks in layout order with seats rotated to player p,
+        # then the least counts and hand sizes (bytes) likewise.
+        self._bit_index, self._number_index = [], []
         for p in range(n):
             seats = self._rows[p]
             bits = [CARD_BIT[c] for c in range(NUM_CARDS)]
@@ -82,7 +79,7 @@ class DefaultEncoder(Encoder):
             # least counts, then hand sizes (appended after the tables), in layout order
             numbers = [8 + (2 * n + q) * 8 + h for q in seats for h in range(NUM_HALF_SUITS)]
             numbers += [8 + 24 * n + q for q in seats]
-            self._least_index.append(np.array(numbers, dtype=np.intp))
+            self._number_index.append(np.array(numbers, dtype=np.intp))
         self._binary_end = self._least
         self._relative = [[(q - p) % n for q in range(n)] for p in range(n)]
         self._outcomes: dict[tuple, tuple[int, ...]] = {}  # at most 4^8 keys, few in practice
@@ -94,7 +91,7 @@ class DefaultEncoder(Encoder):
         raw = np.frombuffer(v.hand.to_bytes(8, "little") + v.raw + bytes(v.sizes), np.uint8)
         bits = np.unpackbits(raw[: 8 + 16 * n], bitorder="little")
         obs[: self._binary_end] = bits[self._bit_index[p]]
-        obs[self._least : self._halves] = raw[self._least_index[p]] * self._scale
+        obs[self._least : self._halves] = raw[self._number_index[p]] * self._scale
         if v.live != 0xFF:
             for i in self._outcome_ones(v.outcome, v.team):
                 obs[i] = 1.0
