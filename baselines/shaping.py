@@ -13,10 +13,20 @@ from collections.abc import Callable
 
 import gymnasium as gym
 
+def _lives_lead(view) -> float:
+    """Thirty-One: my lives minus the others' average, in units of a full stock of lives."""
+    others = [view.lives[q] for q in view.opponents] or [0]
+    full = max(max(view.lives), 1)
+    return (view.lives[view.player] - sum(others) / len(others)) / full
+
+
 # potential name -> function of the learner's view
 POTENTIALS: dict[str, Callable] = {
     # Thirty-One: how good my hand is (a hand's score is what a showdown compares)
     "hand_score": lambda view: view.score() / 31.0,
+    # Thirty-One: the lives race, paid at every showdown rather than only at the match's end
+    "lives_lead": _lives_lead,
+    "lives_lead_and_hand": lambda view: _lives_lead(view) + 0.25 * view.score() / 31.0,
 }
 
 

@@ -18,6 +18,7 @@ GAMES: tuple[tuple[str, int, str], ...] = (
     ("ninety_eight_cards", 0, "NinetyEightCards"),
     ("thirty_one", 0, "ThirtyOne"),
     ("palace", 0, "Palace"),
+    ("literature", 0, "Literature"),
 )
 
 

@@ -132,12 +132,14 @@ def run_command(command: str) -> str:
     return out.getvalue()
 
 
-def write_results(path: Path) -> bool:
-    """Rerun every result block's command in ``path`` and write its output; True if it changed."""
+def write_results(path: Path, include_slow: bool = True) -> bool:
+    """Rerun the result blocks' commands in ``path`` and write their output; True if changed."""
     text = path.read_text()
 
     def fresh(m: re.Match) -> str:
         slow = m.group("slow") or ""
+        if slow and not include_slow:
+            return m.group(0)
         return (
             f"<!-- BEGIN RESULT{slow}: {m.group('command')} -->\n```text\n"
             f"{run_command(m.group('command'))}```\n<!-- END RESULT -->"
@@ -160,6 +162,8 @@ def main(argv: list[str] | None = None) -> int:
         action="store_true",
         help="also rerun the commands of every result block under docs/",
     )
+    parser.add_argument("--skip-slow", action="store_true",
+                        help="with --results: leave the blocks marked slow as they are")
     parser.add_argument("games", nargs="*", help="env names (default: all)")
     args = parser.parse_args(argv)
     for env_name in args.games or env_names():
@@ -172,7 +176,8 @@ def main(argv: list[str] | None = None) -> int:
         docs = Path(__file__).resolve().parents[2] / "docs"
         for path in sorted(docs.rglob("*.md")):
             if result_blocks(path.read_text()):
-                print(f"{path}: {'updated' if write_results(path) else 'unchanged'}")
+                changed = write_results(path, include_slow=not args.skip_slow)
+                print(f"{path}: {'updated' if changed else 'unchanged'}")
     return 0
 
 

@@ -1,0 +1,189 @@
+"""Observation encoders for Literature (n players, 48 cards, 8 half-suits)."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from card_envs.core.encoding import Encoder, Piece
+from card_envs.literature.deck import (
+    BYTE_CARDS,
+    CARD_BIT,
+    HALF_SUIT_SIZE,
+    NUM_CARDS,
+    NUM_HALF_SUITS,
+)
+from card_envs.literature.rules import DISCARDED, LAST_ASKS, LIVE, Literature, LiteratureView
+
+# The source orders cards rank-major (A,2..6,8..K) x suits (C,D,H,S) and half-suits as
+# low C,D,H,S then high C,D,H,S; our suits run S,H,D,C, so source suit j is our suit 3 - j.
+SOURCE_CARDS = np.array([((3 - j) * 2 + r // HALF_SUIT_SIZE) * HALF_SUIT_SIZE + r % HALF_SUIT_SIZE
+                         for r in range(12) for j in range(4)])
+SOURCE_HALVES = np.array([(3 - j) * 2 + half for half in range(2) for j in range(4)])
+SOURCE_HALF_INDEX = np.argsort(SOURCE_HALVES)  # our half-suit -> the source's index
+
+
+class DefaultEncoder(Encoder):
+    """My hand, my knowledge tables, hand sizes, half-suit outcomes, the claim being named and
+    the latest asks. Seats are relative: row r is the player r seats to my left (row 0 is me),
+    so one policy can play every seat."""
+
+    name = "default"
+
+    @classmethod
+    def pieces(cls, game: Literature) -> list[Piece]:
+        n = game.num_players
+        return [
+            Piece("hand", NUM_CARDS, 0, 1, "1 if the card is in my hand"),
+            Piece("holds", n * NUM_CARDS, 0, 1,
+                  "48 per seat (row r = r seats to my left): 1 if I know that seat holds the card"),
+            Piece("lacks", n * NUM_CARDS, 0, 1,
+                  "48 per seat: 1 if I know that seat does not hold the card "
+                  "(or it is out of play)"),
+            Piece("least", n * NUM_HALF_SUITS, 0, 1,
+                  "8 per seat: the least number of cards of the half-suit the seat holds, / 6"),
+            Piece("hand_sizes", n, 0, 1, "cards held by each seat (row order), / 48"),
+            Piece("half_suits", 3 * NUM_HALF_SUITS, 0, 1,
+                  "3 per half-suit: scored by my team, scored by the opponents, discarded"),
+            Piece("claim_half", NUM_HALF_SUITS, 0, 1, "one-hot of the half-suit being claimed"),
+            Piece("claimer", n, 0, 1, "one-hot of the seat claiming it (relative)"),
+            Piece("claim_names", HALF_SUIT_SIZE * n, 0, 1,
+                  "n per card of that half-suit: one-hot of the seat named so far (relative)"),
+            Piece("last_asks", LAST_ASKS * (2 * n + NUM_CARDS + 1), 0, 1,
+                  f"the {LAST_ASKS} latest asks, newest first, {2 * n + NUM_CARDS + 1} each: "
+                  "asker one-hot (relative), asked one-hot (relative), card one-hot, "
+                  "1 if it succeeded"),
+            Piece("my_turn", 1, 0, 1, "1 if I am to act"),
+        ]
+
+    def __init__(self, game: Literature):
+        super().__init__(game)
+        n = game.num_players
+        self._rows = [[(p + r) % n for r in range(n)] for p in range(n)]
+        self._ask_size = 2 * n + NUM_CARDS + 1
+        lay = self.layout
+        self._least = lay.start("least")
+        self._halves, self._claim = lay.start("half_suits"), lay.start("claim_half")
+        self._claimer, self._names = lay.start("claimer"), lay.start("claim_names")
+        self._asks, self._turn = lay.start("last_asks"), lay.start("my_turn")
+        # The hand (8 bytes, slot form) and the view's raw tables are unpacked to bits; these
+        # index tables pick hand, holds and lacks in layout order with seats rotated to player p,
+        # then the least counts and hand sizes (bytes) likewise.
+        self._bit_index, self._number_index = [], []
+        for p in range(n):
+            seats = self._rows[p]
+            bits = [CARD_BIT[c] for c in range(NUM_CARDS)]
+            for kind in range(2):
+                bits += [8 * (8 + (kind * n + q) * 8 + h) + pos for q in seats
+                         for h in range(NUM_HALF_SUITS) for pos in range(HALF_SUIT_SIZE)]
+            self._bit_index.append(np.array(bits, dtype=np.intp))
+            # least counts, then hand sizes (appended after the tables), in layout order
+            numbers = [8 + (2 * n + q) * 8 + h for q in seats for h in range(NUM_HALF_SUITS)]
+            numbers += [8 + 24 * n + q for q in seats]
+            self._number_index.append(np.array(numbers, dtype=np.intp))
+        self._binary_end = self._least
+        self._relative = [[(q - p) % n for q in range(n)] for p in range(n)]
+        self._outcomes: dict[tuple, tuple[int, ...]] = {}  # at most 4^8 keys, few in practice
+        self._scale = np.array([1 / 6] * (8 * n) + [1 / 48] * n, dtype=np.float32)
+
+    def encode(self, v: LiteratureView) -> np.ndarray:
+        n, p = self.game.num_players, v.player
+        obs = np.zeros(self.size, dtype=np.float32)
+        raw = np.frombuffer(v.hand.to_bytes(8, "little") + v.raw + bytes(v.sizes), np.uint8)
+        bits = np.unpackbits(raw[: 8 + 16 * n], bitorder="little")
+        obs[: self._binary_end] = bits[self._bit_index[p]]
+        obs[self._least : self._halves] = raw[self._number_index[p]] * self._scale
+        if v.live != 0xFF:
+            for i in self._outcome_ones(v.outcome, v.team):
+                obs[i] = 1.0
+        if v.claim_half >= 0:
+            obs[self._claim + v.claim_half] = 1.0
+            obs[self._claimer + (v.turn - p) % n] = 1.0
+            for k, seat in enumerate(v.claim_names):
+                obs[self._names + n * k + (seat - p) % n] = 1.0
+        at, seat = self._asks, self._relative[p]
+        for asker, asked, card, success in reversed(v.last_asks):
+            obs[at + seat[asker]] = 1.0
+            obs[at + n + seat[asked]] = 1.0
+            obs[at + 2 * n + card] = 1.0
+            obs[at + 2 * n + NUM_CARDS] = success
+            at += self._ask_size
+        obs[self._turn] = v.to_act
+        return obs
+
+    def _outcome_ones(self, outcome: tuple[int, ...], team: int) -> tuple[int, ...]:
+        """The indices of the ``half_suits`` piece set for these outcomes (cached)."""
+        key = (outcome, team)
+        ones = self._outcomes.get(key)
+        if ones is None:
+            ones = tuple(self._halves + 3 * h + (2 if o == DISCARDED else 0 if o == team else 1)
+                         for h, o in enumerate(outcome) if o != LIVE)
+            self._outcomes[key] = ones
+        return ones
+
+
+class OriginalEncoder(Encoder):
+    """Source 002's serialized player state (1145 values with 4 players under the original
+    rules), plus the half-suit outcomes and, under the standard rules, the claim being named."""
+
+    name = "original"
+
+    @classmethod
+    def pieces(cls, game: Literature) -> list[Piece]:
+        n, block = game.num_players, NUM_CARDS + NUM_HALF_SUITS + 1
+        meaning = ("48 card values in the source's order (rank-major A..6, 8..K x suits C, D, H, "
+                   "S): 1 does not hold, 2 might hold, 3 holds; then the 8 least counts (low C, D, "
+                   "H, S, then high C, D, H, S); then the card count")
+        out = [Piece("seat", 1, 0, n - 1, "my seat number")]
+        out += [Piece(f"seat_{i}", block, 0, NUM_CARDS,
+                      f"what I know of seat {i}: " + (meaning if i == 0 else "as `seat_0`"))
+                for i in range(n)]
+        if game.original:
+            out += [Piece(f"known_by_{k}", 1 + n * block, 0, NUM_CARDS,
+                          f"{k}, then for each seat the {block} values as above of what I can tell "
+                          f"seat {k} knows (first-order knowledge)") for k in range(n)]
+        out.append(Piece("half_suits", NUM_HALF_SUITS, 0, 3,
+                         "per half-suit in the source's order: 0 in play, 1 scored by the even "
+                         "seats, 2 scored by the odd seats, 3 discarded"))
+        if not game.original:
+            out.append(Piece("claim", 1 + HALF_SUIT_SIZE, 0, NUM_HALF_SUITS,
+                             "the half-suit being claimed (source order) + 1, then the seat named "
+                             "for each of its cards + 1 (0: none yet)"))
+        return out
+
+    def __init__(self, game: Literature):
+        super().__init__(game)
+        self._block = NUM_CARDS + NUM_HALF_SUITS + 1
+
+    def _blocks(self, tables: np.ndarray, v: LiteratureView) -> np.ndarray:
+        """(n, 57): the source's per-seat blocks from uint8 (3, n, 8) tables."""
+        n = self.game.num_players
+        holds = BYTE_CARDS[tables[0]].reshape(n, NUM_CARDS)
+        lacks = BYTE_CARDS[tables[1]].reshape(n, NUM_CARDS)
+        out = np.empty((n, self._block), dtype=np.float32)
+        out[:, :NUM_CARDS] = (2 + holds - lacks)[:, SOURCE_CARDS]
+        out[:, NUM_CARDS:-1] = tables[2][:, SOURCE_HALVES]
+        out[:, -1] = v.sizes
+        return out
+
+    def encode(self, v: LiteratureView) -> np.ndarray:
+        n, block = self.game.num_players, self._block
+        obs = np.zeros(self.size, dtype=np.float32)
+        obs[0] = v.player
+        at = 1 + n * block
+        obs[1:at] = self._blocks(v.tables, v).ravel()
+        for k in range(len(v.believed)):
+            obs[at] = k
+            obs[at + 1:at + 1 + n * block] = self._blocks(v.believed_tables(k), v).ravel()
+            at += 1 + n * block
+        for h, outcome in enumerate(v.outcome):
+            if outcome != LIVE:
+                obs[at + SOURCE_HALF_INDEX[h]] = 3 if outcome == DISCARDED else 1 + outcome
+        at += NUM_HALF_SUITS
+        if not self.game.original and v.claim_half >= 0:
+            obs[at] = 1 + SOURCE_HALF_INDEX[v.claim_half]
+            for k, seat in enumerate(v.claim_names):
+                obs[at + 1 + k] = 1 + seat
+        return obs
+
+
+ENCODERS = {"default": DefaultEncoder, "original": OriginalEncoder}

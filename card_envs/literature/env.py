@@ -1,0 +1,77 @@
+"""Environment factories and text rendering for Literature."""
+
+from __future__ import annotations
+
+from card_envs.core.cards import unicode_ok
+from card_envs.core.spec import GameSpec
+from card_envs.literature.agents import AGENTS
+from card_envs.literature.deck import card_label, cards_in, half_suit_label
+from card_envs.literature.encoding import ENCODERS
+from card_envs.literature.rules import DISCARDED, LIVE, Literature, LiteratureState
+
+TEAM_NAMES = ("even", "odd")
+
+
+def render(game: Literature, s: LiteratureState, player: int | None = None) -> str:
+    """The table as text: every hand when ``player`` is None, else that seat's hand, the hand
+    sizes and what that seat has proven about the others' cards."""
+    uni = unicode_ok()
+    lines = [f"Literature ({game.num_players} players, {game.rules} rules), step {s.steps}: "
+             f"even seats {s.score[0]}, odd seats {s.score[1]} half-suits"]
+    lines.append("half-suits: " + ", ".join(_half_suit_state(s, h, uni) for h in range(8)))
+    view = game.view(s, player) if player is not None else None
+    for q in range(game.num_players):
+        me = " (you)" if q == player else ""
+        head = f"player_{q}{me} [{TEAM_NAMES[q % 2]}, {s.sizes[q]} cards]"
+        if player is None or q == player:
+            lines.append(f"{head}: {_cards(cards_in(s.hands[q]), uni)}")
+        else:
+            known = [c for c in range(48) if view.holds()[q, c]]
+            lines.append(f"{head}: known to hold {_cards(known, uni)}")
+    for asker, asked, card, success in s.last_asks:
+        lines.append(f"player_{asker} asked player_{asked} for {card_label(card, uni)}: "
+                     f"{'got it' if success else 'no'}")
+    if s.claim_half >= 0:
+        named = ", ".join(f"{card_label(s.claim_half * 6 + k, uni)} player_{q}"
+                          for k, q in enumerate(s.claim_names)) or "nothing named yet"
+        lines.append(f"player_{s.player} claims {half_suit_label(s.claim_half, uni)}: {named}")
+    if s.terminal:
+        a, b = s.score
+        lines.append("game over: " + ("a tie" if a == b else f"the {TEAM_NAMES[a < b]} seats win"))
+    elif s.truncated:
+        lines.append("game over: the step cap was reached")
+    else:
+        lines.append(f"player_{s.player} to act")
+    return "\n".join(lines)
+
+
+def _cards(cards: list[int], uni: bool) -> str:
+    return " ".join(card_label(c, uni) for c in cards) or "-"
+
+
+def _half_suit_state(s: LiteratureState, h: int, uni: bool) -> str:
+    outcome = s.outcome[h]
+    if outcome == LIVE:
+        state = "in play"
+    elif outcome == DISCARDED:
+        state = "discarded"
+    else:
+        state = f"{TEAM_NAMES[outcome]} (player_{s.declarer[h]})"
+    return f"{half_suit_label(h, uni)} {state}"
+
+
+SPEC = GameSpec(
+    name="literature",
+    version=0,
+    gym_name="Literature",
+    game_cls=Literature,
+    encoders=ENCODERS,
+    render=render,
+    agents=AGENTS,
+    default_opponent="heuristic",
+    strongest_agent="heuristic",
+    num_players=(4, 6, 8),
+    variants=({}, {"num_players": 4}, {"num_players": 8}, {"rules": "original"}),
+)
+
+env, raw_env, gym_env = SPEC.factories()
