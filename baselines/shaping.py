@@ -26,7 +26,7 @@ POTENTIALS: dict[str, Callable] = {
     "hand_score": lambda view: view.score() / 31.0,
     # Thirty-One: the lives race, paid at every showdown rather than only at the match's end
     "lives_lead": _lives_lead,
-    "lives_lead_and_hand": lambda view: _lives_lead(view) + 0.25 * view.score() / 31.0,
+    "lives_lead_and_hand": lambda view: _lives_lead(view) + view.score() / 31.0,
 }
 
 

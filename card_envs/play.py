@@ -19,6 +19,7 @@ from typing import TextIO
 import numpy as np
 
 from card_envs.core.agents import Agent, make_agent
+from card_envs.core.cards import SUIT_SYMBOLS
 from card_envs.core.game import Game, State
 from card_envs.core.spec import GameSpec
 
@@ -27,8 +28,12 @@ class Quit(Exception):
     """The person typed q (or the input ended)."""
 
 
+_SUIT_LETTERS = str.maketrans({sym: let for sym, let in zip(SUIT_SYMBOLS, "shdc", strict=True)})
+
+
 def _norm(text: str) -> str:
-    return re.sub(r"\s+", " ", text.strip().lower())
+    """Lower case, single spaces, suit symbols as letters (so ``QH`` matches ``Q♥``)."""
+    return re.sub(r"\s+", " ", text.strip().lower().translate(_SUIT_LETTERS))
 
 
 def move_label(spec: GameSpec, game: Game, state: State, seat: int, action: int) -> str:
@@ -38,10 +43,12 @@ def move_label(spec: GameSpec, game: Game, state: State, seat: int, action: int)
     return game.action_name(action)
 
 
-def move_text(spec: GameSpec, game: Game, before: State, seat: int, action: int) -> str:
+def move_text(
+    spec: GameSpec, game: Game, before: State, seat: int, action: int, after: State
+) -> str:
     """What everyone saw a seat do (told to the other players)."""
     if spec.describe_move is not None:
-        return spec.describe_move(game, before, seat, action)
+        return spec.describe_move(game, before, seat, action, after)
     return game.action_name(action)
 
 
@@ -57,9 +64,11 @@ def parse_move(text: str, moves: list[tuple[int, str]]) -> tuple[int | None, str
         return None, f"{k} is not on the list: choose 1..{len(moves)}"
     matches = []
     for action, label in moves:
-        name = _norm(label)
-        short = name.split(" ", 1)[1] if " " in name else name
-        if t in (name, short, _norm(re.sub(r"\(.*?\)", "", label))):
+        # the whole label, the label less its details (": ..." or "(...)"), each also
+        # without its first word: "play 9 9" answers to "9 9"
+        names = {_norm(label), _norm(label.split(":")[0]), _norm(re.sub(r"\(.*?\)", "", label))}
+        names |= {n.split(" ", 1)[1] for n in names if " " in n}
+        if t in names:
             matches.append(action)
     if len(set(matches)) == 1:
         return matches[0], ""
@@ -68,8 +77,9 @@ def parse_move(text: str, moves: list[tuple[int, str]]) -> tuple[int | None, str
     return None, f"{text.strip()!r} is not a legal move now; type a number from the list"
 
 
-def choose_agents(spec: GameSpec, game: Game, opponent: str, seat: int | None,
-                  out: TextIO) -> list[Agent | None]:
+def choose_agents(
+    spec: GameSpec, game: Game, opponent: str, seat: int | None, out: TextIO
+) -> list[Agent | None]:
     """One agent per seat (None for the human's seat); ``best`` falls back to a rule agent."""
     agents: list[Agent | None] = []
     for p in range(game.num_players):
@@ -84,8 +94,10 @@ def choose_agents(spec: GameSpec, game: Game, opponent: str, seat: int | None,
             except ValueError as err:
                 name = spec.strongest_agent
                 if p == (1 if seat == 0 else 0):
-                    out.write(f"(no trained model to use: {err}; playing against the "
-                              f"`{name}` agent instead)\n")
+                    out.write(
+                        f"(no trained model to use: {err}; playing against the "
+                        f"`{name}` agent instead)\n"
+                    )
         agents.append(make_agent(spec, name, game))
     return agents
 
@@ -117,9 +129,16 @@ def result_text(game: Game, s: State, seat: int | None) -> str:
     return head + "\n" + "; ".join(parts)
 
 
-def play_one(spec: GameSpec, game: Game, agents: list[Agent | None], seat: int | None,
-             rng: np.random.Generator, read: Callable[[str], str], out: TextIO,
-             delay: float | None = None) -> State:
+def play_one(
+    spec: GameSpec,
+    game: Game,
+    agents: list[Agent | None],
+    seat: int | None,
+    rng: np.random.Generator,
+    read: Callable[[str], str],
+    out: TextIO,
+    delay: float | None = None,
+) -> State:
     """Play one game to its end; ``seat`` is the human's (None: watch only)."""
     s = game.init(rng)
     for agent in agents:
@@ -136,12 +155,12 @@ def play_one(spec: GameSpec, game: Game, agents: list[Agent | None], seat: int |
                 out.write(spec.render(game, s, None) + "\n")
                 _pause(read, out, delay)
             action = agents[p].act(game.view(s, p), rng)
-        text = move_text(spec, game, s, p, action)
+        before = s.copy() if spec.describe_move is not None else s
+        game.apply(s, action, rng)
         who = "you" if p == seat else f"player_{p}"
-        news.append(f"{who}: {text}")
+        news.append(f"{who}: {move_text(spec, game, before, p, action, s)}")
         if seat is None:
             out.write(f">> {news[-1]}\n")
-        game.apply(s, action, rng)
     out.write("\n" + spec.render(game, s, seat) + "\n")
     if news and seat is not None:
         out.write("Since your last move: " + "; ".join(news) + "\n")
@@ -158,8 +177,15 @@ def _pause(read: Callable[[str], str], out: TextIO, delay: float | None) -> None
         raise Quit
 
 
-def _ask(spec: GameSpec, game: Game, s: State, seat: int, news: list[str],
-         read: Callable[[str], str], out: TextIO) -> int:
+def _ask(
+    spec: GameSpec,
+    game: Game,
+    s: State,
+    seat: int,
+    news: list[str],
+    read: Callable[[str], str],
+    out: TextIO,
+) -> int:
     mask = game.legal_mask(s)
     moves = [(int(a), move_label(spec, game, s, seat, int(a))) for a in np.flatnonzero(mask)]
     out.write("\n" + spec.render(game, s, seat) + "\n")
@@ -197,21 +223,31 @@ def line_reader(stream: TextIO, out: TextIO) -> Callable[[str], str]:
     return read
 
 
-def run(spec: GameSpec, game_args: dict, opponent: str, seat: int, seed: int | None,
-        watch: bool = False, delay: float | None = None, stream: TextIO = sys.stdin,
-        out: TextIO = sys.stdout) -> int:
+def run(
+    spec: GameSpec,
+    game_args: dict,
+    opponent: str,
+    seat: int,
+    seed: int | None,
+    watch: bool = False,
+    delay: float | None = None,
+    stream: TextIO = sys.stdin,
+    out: TextIO = sys.stdout,
+) -> int:
     """The ``card-envs play`` session: games until the person stops."""
     game = spec.make_game(**game_args)
     human = None if watch else seat
     if human is not None and not 0 <= human < game.num_players:
-        raise ValueError(f"--seat {seat} is not a seat of {spec.env_name}: choose 0.."
-                         f"{game.num_players - 1}")
+        raise ValueError(
+            f"--seat {seat} is not a seat of {spec.env_name}: choose 0..{game.num_players - 1}"
+        )
     agents = choose_agents(spec, game, opponent, human, out)
     rng = np.random.default_rng(seed)
     read = line_reader(stream, out)
     names = [("you" if p == human else getattr(a, "name", "agent")) for p, a in enumerate(agents)]
-    out.write(f"{spec.env_name}: " + ", ".join(f"player_{p} {n}" for p, n in enumerate(names))
-              + "\n")
+    out.write(
+        f"{spec.env_name}: " + ", ".join(f"player_{p} {n}" for p, n in enumerate(names)) + "\n"
+    )
     try:
         while True:
             play_one(spec, game, agents, human, rng, read, out, delay)

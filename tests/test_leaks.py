@@ -55,3 +55,19 @@ def test_future_chance_comes_only_from_the_seeded_generator(name):
     assert np.array_equal(a.observe(agent)["observation"], b.observe(agent)["observation"])
     assert pickle.dumps(a.game_state) == pickle.dumps(b.game_state)
     assert pickle.dumps(a.game_state) != pickle.dumps(c.game_state)
+
+
+@pytest.mark.parametrize("name", ENV_NAMES)
+def test_the_envs_fast_encoding_equals_encoding_the_view(name):
+    """``encode_state`` (the envs' hot path) must give exactly ``encode(view)``."""
+    spec = load_spec(name)
+    for variant in spec.variants:
+        game = spec.make_game(**variant)
+        encoders = [cls(game) for cls in spec.encoders.values()]
+        for seed in range(3):
+            for s in play_states(game, seed, every=2):
+                for p in range(game.num_players):
+                    view = game.view(s, p)
+                    for enc in encoders:
+                        assert np.array_equal(enc.encode_state(s, p), enc.encode(view)), (
+                            name, variant, enc.name, p)

@@ -101,3 +101,15 @@ def test_parse_move_by_number_name_or_short_name():
     assert parse_move("4", moves)[0] is None
     assert parse_move("", moves)[0] is None
     assert "not a legal move" in parse_move("knock", moves)[1]
+
+
+def test_parse_move_ignores_details_and_suit_symbols():
+    moves = [
+        (3, "place in slot 0: 8\u2665 for K\u2666 (score 18)"),
+        (6, "discard drawn card (8\u2665)"),
+        (12, "ask player_1 for Q\u2665"),
+    ]
+    assert parse_move("place in slot 0", moves) == (3, "")
+    assert parse_move("slot 0", moves)[0] is None  # only the first word may be left out
+    assert parse_move("discard drawn card", moves) == (6, "")
+    assert parse_move("ask player_1 for qh", moves) == (12, "")

@@ -120,8 +120,12 @@ class CardGameEnv(AECEnv):
         if obs is None:
             if not self._has_reset:
                 EnvLogger.error_observe_before_reset()
-            view = self.game.view(self.game_state, seat)
-            obs = {"observation": self.encoder.encode(view), "action_mask": view.legal.copy()}
+            state = self.game_state
+            if seat == state.player and not (state.terminal or state.truncated):
+                mask = self.game.legal_mask(state).copy()
+            else:
+                mask = np.zeros(self._num_actions, dtype=np.int8)
+            obs = {"observation": self.encoder.encode_state(state, seat), "action_mask": mask}
             self._obs_cache[seat] = obs
         return obs
 

@@ -93,5 +93,14 @@ class Encoder(ABC):
     def encode(self, view: View) -> np.ndarray:
         """A new float32 vector of length ``self.size`` for ``view``."""
 
+    def encode_state(self, state, seat: int) -> np.ndarray:
+        """The same vector as ``encode(game.view(state, seat))``.
+
+        The environments call this on their hot path; an encoder may override it to read
+        the state directly and skip building the view. It must read only what ``seat`` may
+        see: the leak and consistency tests run it against ``encode`` of the view.
+        """
+        return self.encode(self.game.view(state, seat))
+
     def space(self) -> spaces.Box:
         return self.layout.space()

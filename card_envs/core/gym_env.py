@@ -173,10 +173,14 @@ class SingleAgentEnv(gym.Env):
         return earned
 
     def _observation(self):
-        view = self.game.view(self.game_state, self.seat)
-        obs = self.encoder.encode(view)
+        state, seat = self.game_state, self.seat
+        obs = self.encoder.encode_state(state, seat)
         if self.dict_obs:
-            return {"observation": obs, "action_mask": view.legal.copy()}
+            if seat == state.player and not (state.terminal or state.truncated):
+                mask = self.game.legal_mask(state).copy()
+            else:
+                mask = np.zeros(self.game.num_actions, dtype=np.int8)
+            return {"observation": obs, "action_mask": mask}
         return obs
 
     def _info(self) -> dict[str, Any]:

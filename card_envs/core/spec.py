@@ -45,10 +45,11 @@ class GameSpec:
     # Rules arguments the Gymnasium view uses unless given (e.g. {"num_players": 2}).
     gym_defaults: dict[str, Any] = field(default_factory=dict)
     # For `card-envs play`: how a legal move is listed to the seat about to make it,
-    # (game, state, seat, action) -> text, and what everyone sees a seat do,
-    # (game, state before, seat, action) -> text. Both default to game.action_name.
+    # (game, state, seat, action) -> text, and what everyone saw a seat do,
+    # (game, state before, seat, action, state after) -> text. Both default to
+    # game.action_name.
     move_label: Callable[[Game, State, int, int], str] | None = None
-    describe_move: Callable[[Game, State, int, int], str] | None = None
+    describe_move: Callable[[Game, State, int, int, State], str] | None = None
 
     def __reduce__(self):
         # Pickle by name: an unpickled env gets the one registered spec back.

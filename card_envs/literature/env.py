@@ -5,7 +5,14 @@ from __future__ import annotations
 from card_envs.core.cards import unicode_ok
 from card_envs.core.spec import GameSpec
 from card_envs.literature.agents import AGENTS
-from card_envs.literature.deck import card_label, cards_in, half_suit_label
+from card_envs.literature.deck import (
+    CARD_BIT,
+    NUM_CARDS,
+    card_label,
+    cards_in,
+    cards_of_half_suit,
+    half_suit_label,
+)
 from card_envs.literature.encoding import ENCODERS
 from card_envs.literature.rules import DISCARDED, LIVE, Literature, LiteratureState
 
@@ -16,8 +23,10 @@ def render(game: Literature, s: LiteratureState, player: int | None = None) -> s
     """The table as text: every hand when ``player`` is None, else that seat's hand, the hand
     sizes and what that seat has proven about the others' cards."""
     uni = unicode_ok()
-    lines = [f"Literature ({game.num_players} players, {game.rules} rules), step {s.steps}: "
-             f"even seats {s.score[0]}, odd seats {s.score[1]} half-suits"]
+    lines = [
+        f"Literature ({game.num_players} players, {game.rules} rules), step {s.steps}: "
+        f"even seats {s.score[0]}, odd seats {s.score[1]} half-suits"
+    ]
     lines.append("half-suits: " + ", ".join(_half_suit_state(s, h, uni) for h in range(8)))
     view = game.view(s, player) if player is not None else None
     for q in range(game.num_players):
@@ -29,11 +38,18 @@ def render(game: Literature, s: LiteratureState, player: int | None = None) -> s
             known = [c for c in range(48) if view.holds()[q, c]]
             lines.append(f"{head}: known to hold {_cards(known, uni)}")
     for asker, asked, card, success in s.last_asks:
-        lines.append(f"player_{asker} asked player_{asked} for {card_label(card, uni)}: "
-                     f"{'got it' if success else 'no'}")
+        lines.append(
+            f"player_{asker} asked player_{asked} for {card_label(card, uni)}: "
+            f"{'got it' if success else 'no'}"
+        )
     if s.claim_half >= 0:
-        named = ", ".join(f"{card_label(s.claim_half * 6 + k, uni)} player_{q}"
-                          for k, q in enumerate(s.claim_names)) or "nothing named yet"
+        named = (
+            ", ".join(
+                f"{card_label(s.claim_half * 6 + k, uni)} player_{q}"
+                for k, q in enumerate(s.claim_names)
+            )
+            or "nothing named yet"
+        )
         lines.append(f"player_{s.player} claims {half_suit_label(s.claim_half, uni)}: {named}")
     if s.terminal:
         a, b = s.score
@@ -60,6 +76,39 @@ def _half_suit_state(s: LiteratureState, h: int, uni: bool) -> str:
     return f"{half_suit_label(h, uni)} {state}"
 
 
+def move_text(game: Literature, s: LiteratureState, seat: int, action: int) -> str:
+    """A move with absolute seats (``ask player_3 for Q♥``): how players say it at the table."""
+    uni = unicode_ok()
+    if action < game.num_asks:
+        j, card = divmod(action, NUM_CARDS)
+        return f"ask player_{game.opponent(seat, j)} for {card_label(card, uni)}"
+    if action < game.name_base:
+        return f"declare {half_suit_label(action - game.declare_base, uni)}"
+    holder = game.teammate(seat, action - game.name_base)
+    if s.claim_half >= 0:
+        card = list(cards_of_half_suit(s.claim_half))[len(s.claim_names)]
+        return f"name player_{holder} as holder of {card_label(card, uni)}"
+    return f"name player_{holder}"
+
+
+def outcome_text(
+    game: Literature, before: LiteratureState, seat: int, action: int, after: LiteratureState
+) -> str:
+    """A move as everyone saw it, with the ask's answer or the claim's outcome."""
+    text = move_text(game, before, seat, action)
+    if action < game.num_asks:
+        card = action % NUM_CARDS
+        return text + (": given" if after.hands[seat] >> CARD_BIT[card] & 1 else ": no")
+    if action >= game.name_base and after.claim_half < 0:
+        h = before.claim_half
+        outcome = after.outcome[h]
+        result = (
+            "discarded" if outcome == DISCARDED else f"scored by the {TEAM_NAMES[outcome]} seats"
+        )
+        return f"{text}; {half_suit_label(h, unicode_ok())} {result}"
+    return text
+
+
 SPEC = GameSpec(
     name="literature",
     version=0,
@@ -72,6 +121,8 @@ SPEC = GameSpec(
     strongest_agent="heuristic",
     num_players=(4, 6, 8),
     variants=({}, {"num_players": 4}, {"num_players": 8}, {"rules": "original"}),
+    move_label=move_text,
+    describe_move=outcome_text,
 )
 
 env, raw_env, gym_env = SPEC.factories()

@@ -89,6 +89,19 @@ class DefaultEncoder(Encoder):
         obs[48:] = v.in_draw
         return obs
 
+    def encode_state(self, s, seat: int = 0) -> np.ndarray:
+        # the same numbers as encode(view), read straight from the state (nothing is hidden
+        # from the player here but the draw pile's order, which neither reads)
+        game = self.game
+        obs = np.empty(self.size, dtype=np.float32)
+        obs[:BOARD_SIZE] = s.board
+        obs[44] = game.draw_pile_size(s) / (NUM_CARDS - HAND_SIZE)
+        obs[45] = s.played / NUM_CARDS
+        obs[46] = s.turn_played / HAND_SIZE
+        obs[47] = game.min_play(s) / 2.0 if game.standard else 0.0
+        obs[48:] = s.in_draw
+        return obs
+
 
 class OriginalEncoder(Encoder):
     """Source 004's 13 values: a card counter, then pile tops and hand slots sorted together.

@@ -7,6 +7,8 @@ from card_envs.ninety_eight_cards.agents import AGENTS
 from card_envs.ninety_eight_cards.encoding import ENCODERS
 from card_envs.ninety_eight_cards.rules import (
     ASCENDING,
+    END_TURN,
+    HAND_SIZE,
     NUM_CARDS,
     CardsState,
     NinetyEightCards,
@@ -42,6 +44,15 @@ def render(game: NinetyEightCards, s: CardsState, player: int | None = None) -> 
     return "\n".join(lines)
 
 
+def move_label(game: NinetyEightCards, s: CardsState, seat: int, action: int) -> str:
+    """``play 45 on 2v (60 -> 45)``: the card, the pile and how its top changes."""
+    if action == END_TURN:
+        return "end turn (draw back up to 8)"
+    pile, slot = divmod(action, HAND_SIZE)
+    card, top = s.hand[slot], int(s.piles[pile])
+    return f"play {card} on {p_name(pile)} ({top} -> {card})"
+
+
 def p_name(pile: int) -> str:
     return f"{pile}{'^' if ASCENDING[pile] else 'v'}"
 
@@ -57,6 +68,7 @@ SPEC = GameSpec(
     default_opponent="random",
     strongest_agent="greedy",
     num_players=(1,),
+    move_label=move_label,
     variants=(
         {},
         {"reward": "original"},

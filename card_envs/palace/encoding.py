@@ -103,6 +103,13 @@ class DefaultEncoder(Encoder):
         obs[:NUM_RANKS] = _QUARTERS.take(v.hand)
         return obs
 
+    def encode_state(self, s, seat: int) -> np.ndarray:
+        # what encode() reads from the view, read from the state: the public board and
+        # this seat's own hand
+        obs = s.board.take(self._gather[seat][s.head])
+        obs[:NUM_RANKS] = _QUARTERS.take(s.hand[seat])
+        return obs
+
 
 class OriginalEncoder(Encoder):
     """Source 000's 131-value input: the last three plays, my hand, and the legal mask of the

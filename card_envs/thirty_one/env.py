@@ -37,17 +37,26 @@ def _count(n: int) -> str:
 def render(game: ThirtyOne, s: ThirtyOneState, player: int | None = None) -> str:
     """The table as text: every hand when ``player`` is None, else what that seat may see."""
     uni = unicode_ok()
-    lines = [f"Thirty-One: round {s.rounds + 1 if not s.terminal else s.rounds}, "
-             f"turn {s.round_turns + 1 if not s.done else s.round_turns} of the round"]
+    lines = [
+        f"Thirty-One: round {s.rounds + 1 if not s.terminal else s.rounds}, "
+        f"turn {s.round_turns + 1 if not s.done else s.round_turns} of the round"
+    ]
     for q in range(game.num_players):
         me = " (you)" if player == q else ""
         if s.lives[q] <= 0:
             lines.append(f"player_{q}{me}: out")
             continue
-        marks = "" if s.done else "".join([" [opened]" if q == s.opener else "",
-                                           " [knocked]" if q == s.knocker else ""])
-        lines.append(f"player_{q}{me}: {s.lives[q]} li{'fe' if s.lives[q] == 1 else 'ves'}{marks}; "
-                     f"{_hand_text(game, s, q, player, uni)}")
+        marks = (
+            ""
+            if s.done
+            else "".join(
+                [" [opened]" if q == s.opener else "", " [knocked]" if q == s.knocker else ""]
+            )
+        )
+        lines.append(
+            f"player_{q}{me}: {s.lives[q]} li{'fe' if s.lives[q] == 1 else 'ves'}{marks}; "
+            f"{_hand_text(game, s, q, player, uni)}"
+        )
     top = describe(s.discard[-1], uni) if s.discard else "-"
     lines.append(f"discard pile: {_count(len(s.discard))}, top {top}; deck: {_count(len(s.deck))}")
     if s.showdown is not None:
@@ -66,6 +75,36 @@ def render(game: ThirtyOne, s: ThirtyOneState, player: int | None = None) -> str
     return "\n".join(lines)
 
 
+def move_label(game: ThirtyOne, s: ThirtyOneState, seat: int, action: int) -> str:
+    """A move as the player choosing it sees it: which card goes where, and the new score."""
+    uni = unicode_ok()
+    name = game.action_name(action)
+    if action == 1 and s.discard:
+        return f"{name} ({describe(s.discard[-1], uni)})"
+    if 3 <= action <= 5 and s.drawn >= 0:
+        hand = list(s.hands[seat])
+        out = hand[action - 3]
+        hand[action - 3] = s.drawn
+        swap = f"{describe(s.drawn, uni)} for {describe(out, uni)}"
+        return f"{name}: {swap} (score {game.score(hand):g})"
+    if action == 6 and s.drawn >= 0:
+        return f"{name} ({describe(s.drawn, uni)})"
+    return name
+
+
+def move_text(
+    game: ThirtyOne, before: ThirtyOneState, seat: int, action: int, after: ThirtyOneState
+) -> str:
+    """A move as the table saw it: taken and discarded cards are public, drawn ones are not."""
+    uni = unicode_ok()
+    name = game.action_name(action)
+    if action == 1 and before.discard:
+        return f"{name} ({describe(before.discard[-1], uni)})"
+    if 3 <= action <= 6 and after.discard and after.rounds == before.rounds:
+        return f"{name}, discarding {describe(after.discard[-1], uni)}"
+    return name
+
+
 SPEC = GameSpec(
     name="thirty_one",
     version=0,
@@ -77,10 +116,16 @@ SPEC = GameSpec(
     default_opponent="greedy",
     strongest_agent="expected_value",
     num_players=(2, 3, 4, 5, 6, 7),
-    variants=({}, {"num_players": 2}, {"num_players": 7, "lives": 1},
-              {"three_of_a_kind": True, "instant_31": True},
-              {"reward": "original", "max_round_turns": 6}),
+    variants=(
+        {},
+        {"num_players": 2},
+        {"num_players": 7, "lives": 1},
+        {"three_of_a_kind": True, "instant_31": True},
+        {"reward": "original", "max_round_turns": 6},
+    ),
     gym_defaults={"num_players": 2},
+    move_label=move_label,
+    describe_move=move_text,
 )
 
 env, raw_env, gym_env = SPEC.factories()

@@ -586,3 +586,20 @@ def test_rendering_shows_a_seat_only_its_own_cards(monkeypatch):
     assert "player_0 (you) [even, 11 cards]: 3S 4H" in mine and "2S" not in mine
     assert "player_1 [odd, 13 cards]: known to hold 5C" in mine
     assert "player_1 asked player_0 for 5C: got it" in mine and "player_0 to act" in mine
+
+
+def test_play_describes_asks_with_absolute_seats_and_their_answers():
+    from card_envs.literature.env import move_text, outcome_text
+
+    game = Literature(num_players=4)
+    # seat 0 holds 13 (so it may ask for 12, same half-suit); player_1 holds 12
+    hands = [[*range(0, 11), 13], [11, 12, *range(14, 24)], list(range(24, 36)),
+             list(range(36, 48))]
+    s = game.deal(hands)
+    before = s.copy()
+    ask = 0 * deck.NUM_CARDS + 12  # opponent 0 of seat 0 is player_1
+    assert game.legal_mask(s)[ask]
+    game.apply(s, ask, np.random.default_rng(0))
+    text = outcome_text(game, before, 0, ask, s)
+    assert text.startswith("ask player_1 for ") and text.endswith(": given")
+    assert move_text(game, before, 0, ask).startswith("ask player_1 for ")
