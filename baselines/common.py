@@ -159,11 +159,13 @@ class Run:
 
 
 def model_lineup(agent, rivals, team: bool) -> list:
-    """Seats for an evaluation: the model first, rivals after (alternating seats for teams)."""
-    n = len(rivals) + 1
+    """Seats for an evaluation: the model first, rivals after; for teams the model takes
+    every even seat and the rivals the odd ones."""
     if team:
-        rivals = iter(rivals)
-        return [agent if i % 2 == 0 else next(rivals) for i in range(n)]
+        lineup = []
+        for rival in rivals:
+            lineup += [agent, rival]
+        return lineup
     return [agent, *rivals]
 
 
