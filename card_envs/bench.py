@@ -213,6 +213,44 @@ def report(results: list[tuple[str, str, float]]) -> str:
     return "\n".join(lines)
 
 
+def _cumulative(stats, func: str, path: str | None = None) -> float:
+    return sum(
+        ct
+        for (fn, _, f), (_, _, _, ct, _) in stats.stats.items()
+        if f == func and (path is None or path in fn)
+    )
+
+
+def profile(games: list[str], seconds: float) -> str:
+    """Where the time of raw_env() random play goes, per game (shares of cProfile time)."""
+    import cProfile
+    import pstats
+
+    lines = [
+        "| env | rules step | legal mask | encoding | env plumbing | deal/reset | benchmark loop |",
+        "|---|---:|---:|---:|---:|---:|---:|",
+    ]
+    for name in games:
+        raw_env = load_spec(name).factories()[1]
+        prof = cProfile.Profile()
+        prof.enable()
+        time_aec(raw_env, seconds)
+        prof.disable()
+        st = pstats.Stats(prof)
+        total = st.total_tt
+        step = _cumulative(st, "step", "core/aec.py")
+        observe = _cumulative(st, "observe", "core/aec.py")
+        reset = _cumulative(st, "reset", "core/aec.py")
+        rules = _cumulative(st, "apply", "core/game.py")
+        mask = _cumulative(st, "legal_mask", "core/game.py")
+        encode = _cumulative(st, "encode_state")
+        plumbing = step + observe - rules - mask - encode
+        loop = total - step - observe - reset
+        shares = [rules, mask, encode, plumbing, reset, loop]
+        lines.append(f"| {name} | " + " | ".join(f"{x / total:.0%}" for x in shares) + " |")
+    return "\n".join(lines)
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description="Environment speed benchmark (random legal play).")
     parser.add_argument("games", nargs="*", help="env names (default: every registered env)")
@@ -225,8 +263,16 @@ def main(argv: list[str] | None = None) -> int:
         action="store_true",
         help="also PettingZoo's texas_holdem_v4 and RLCard's uno, if installed",
     )
+    parser.add_argument(
+        "--profile",
+        action="store_true",
+        help="instead, show where raw_env() time goes per game (cProfile shares)",
+    )
     args = parser.parse_args(argv)
     games = args.games or env_names()
+    if args.profile:
+        print(profile(games, args.seconds))
+        return 0
     print(f"{args.rounds} interleaved rounds of {args.seconds:g} s per target; medians")
     print(report(run(games, args.seconds, args.rounds, args.anchors)))
     return 0
