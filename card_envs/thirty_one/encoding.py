@@ -26,11 +26,16 @@ _INV_C = 1.0 / C
 _INV_31 = 1.0 / 31.0
 
 
-class DefaultEncoder(Encoder):
-    """Everything the seat knows as card planes of 52 (card = suit * 13 + rank, ranks 2..A,
-    suits S H D C) plus lives, knocker and turn facts, seats relative to the observer.
+_SUIT_VALUES = np.zeros((NUM_SUITS, C))
+_SUIT_VALUES[np.array(SUIT), np.arange(C)] = VALUES
+_INV_11 = 1.0 / 11.0
+_INV_SUIT = 1.0 / SUIT_TOTAL
 
-    Place 0 is me, place k the k-th next player still in the match in turn order.
+
+class DefaultEncoder(Encoder):
+    """Everything the seat knows, with cards the way a player adds them up: a card is 4 values,
+    one per suit (S H D C), its value / 11 in its suit's place. Seats are relative to the
+    observer: place 0 is me, place k the k-th next player still in the match in turn order.
     """
 
     name = "default"
@@ -38,16 +43,28 @@ class DefaultEncoder(Encoder):
     @classmethod
     def pieces(cls, game: ThirtyOne) -> list[Piece]:
         n = game.num_players
+        card = "as a card vector (value / 11 in its suit's place, suits S H D C)"
         return [
-            Piece("hand", HAND_SIZE * C, 0, 1,
-                  "one-hot of my card in slot k at k*52 + card, slots 0, 1, 2 (all 0 once out)"),
-            Piece("top_discard", C, 0, 1, "one-hot of the top discard (0 if none)"),
-            Piece("drawn", C, 0, 1,
-                  "one-hot of the card I drew or took and must place now (my phase 2 only)"),
-            Piece("discard_pile", C, 0, 1, "1 for every card in the discard pile, top included"),
-            Piece("opponent_known", (n - 1) * C, 0, 1,
-                  "block k-1 for place k: 1 for each card that player took from the discard pile "
-                  "and still holds"),
+            Piece("hand", HAND_SIZE * NUM_SUITS, 0, 1,
+                  f"my cards in slots 0, 1, 2, each {card} (all 0 once out)"),
+            Piece("top_discard", NUM_SUITS, 0, 1, f"the top discard {card} (0 if none)"),
+            Piece("drawn", NUM_SUITS, 0, 1,
+                  f"the card I drew or took and must place now (my phase 2 only), {card}"),
+            Piece("suit_totals", NUM_SUITS, 0, 1,
+                  "value of my cards in each suit (S H D C) / 31: what a player adds up"),
+            Piece("hand_score", 1, 0, 1, "my hand's score / 31"),
+            Piece("options", HAND_SIZE, 0, 1,
+                  "my hand's score / 31 if the card I must place (else the top discard) "
+                  "replaced slot 0, 1, 2; all 0 when there is no such card"),
+            Piece("discard_pile", C, 0, 1,
+                  "1 for every card in the discard pile, top included (card = suit * 13 + "
+                  "rank, ranks 2..A)"),
+            Piece("unseen", NUM_SUITS, 0, 1,
+                  "value of the cards I have not seen, per suit / 95 (not in the discard pile, "
+                  "my hand or known in other hands: what the deck and hidden cards hold)"),
+            Piece("opponent_known", (n - 1) * NUM_SUITS, 0, 1,
+                  "block k-1 for place k: value per suit / 31 of the cards that player took "
+                  "from the discard pile and still holds"),
             Piece("lives", n, 0, 1, f"lives / {game.lives} by place (0 for empty places)"),
             Piece("knocker", n, 0, 1, "one-hot of the knocker's place (all 0: nobody knocked)"),
             Piece("acting", n, 0, 1, "one-hot of the place of the player to act"),
@@ -55,15 +72,9 @@ class DefaultEncoder(Encoder):
             Piece("phase", 1, 0, 1, "1 when the player to act is placing a card (phase 2)"),
             Piece("from_discard", 1, 0, 1, "1 when the card being placed came from the discard"),
             Piece("first_turn", 1, 0, 1, "1 before the round's first action (a knock ends it now)"),
-            Piece("hand_score", 1, 0, 1, "my hand's score / 31"),
             Piece("deck_size", 1, 0, 1, f"cards in the deck / {C}"),
             Piece("round_turns", 1, 0, 1,
                   f"turns played this round / {game.max_round_turns} (the turn cap), at most 1"),
-            Piece("suit_totals", NUM_SUITS, 0, 1,
-                  "value of my cards in each suit (S H D C) / 31: what a player adds up"),
-            Piece("options", HAND_SIZE, 0, 1,
-                  "my hand's score / 31 if the card I must place (else the top discard) "
-                  "replaced slot 0, 1, 2; all 0 when there is no such card"),
         ]
 
     def __init__(self, game: ThirtyOne):
@@ -71,39 +82,45 @@ class DefaultEncoder(Encoder):
         lay = self.layout
         self._top = lay.start("top_discard")
         self._drawn = lay.start("drawn")
+        self._suits = lay.start("suit_totals")
+        self._score = lay.start("hand_score")
+        self._options = lay.start("options")
         self._pile = lay["discard_pile"]
+        self._unseen = lay.start("unseen")
         self._known = lay.start("opponent_known")
         self._lives = lay.start("lives")
         self._knocker = lay.start("knocker")
         self._acting = lay.start("acting")
         self._opener = lay.start("opener")
         self._tail = lay.start("phase")
+        tail = ["phase", "from_discard", "first_turn", "deck_size", "round_turns"]
+        assert [lay.start(name) - self._tail for name in tail] == [0, 1, 2, 3, 4]
         self._inv_lives = 1.0 / game.lives
         self._inv_turns = 1.0 / game.max_round_turns
         self._score_table = game.score_table
-        self._options = lay.start("options")
-        self._suits = lay.start("suit_totals")
 
     def encode(self, v: ThirtyOneView) -> np.ndarray:
-        # scalar writes: for a dozen entries far cheaper than one fancy assignment from lists
         obs = np.zeros(self.size, dtype=np.float32)
         obs[self._pile] = v.in_discard
+        unseen = (_SUIT_VALUES @ v.in_discard).tolist()  # seen value per suit, for now
         me, hand, lives, inv, t = v.player, v.hand, v.lives, self._inv_lives, self._tail
         obs[self._lives] = lives[me] * inv
-        obs[t + 4] = v.deck_size * _INV_C
+        obs[t + 3] = v.deck_size * _INV_C
         if v.first_turn:
             obs[t + 2] = 1.0
         elif v.round_turns:
             # the last turns after a knock may go past the cap
-            obs[t + 5] = min(v.round_turns * self._inv_turns, 1.0)
+            obs[t + 4] = min(v.round_turns * self._inv_turns, 1.0)
         if hand:
-            a, b, c = hand
-            obs[a] = obs[C + b] = obs[2 * C + c] = 1.0
             table = self._score_table
-            obs[t + 3] = table[a, b, c] * _INV_31
+            a, b, c = hand
             suits = self._suits
-            for card in hand:
-                obs[suits + SUIT[card]] += VALUE[card] * _INV_31
+            for slot, card in enumerate(hand):
+                suit, value = SUIT[card], VALUE[card]
+                obs[slot * NUM_SUITS + suit] = value * _INV_11
+                obs[suits + suit] += value * _INV_31
+                unseen[suit] += value
+            obs[self._score] = table[a, b, c] * _INV_31
             card = v.drawn if v.drawn >= 0 else v.top
             if card >= 0:
                 o = self._options
@@ -111,35 +128,36 @@ class DefaultEncoder(Encoder):
                 obs[o + 1] = table[a, card, c] * _INV_31
                 obs[o + 2] = table[a, b, card] * _INV_31
         if v.top >= 0:
-            obs[self._top + v.top] = 1.0
+            obs[self._top + SUIT[v.top]] = VALUE[v.top] * _INV_11
         if v.drawn >= 0:
-            obs[self._drawn + v.drawn] = 1.0
-        shown, acting, taken = v.shown, v.acting, v.taken
+            obs[self._drawn + SUIT[v.drawn]] = VALUE[v.drawn] * _INV_11
+            unseen[SUIT[v.drawn]] += VALUE[v.drawn]  # in my hands now, wherever it came from
         if v.phase:
             obs[t] = 1.0
-            if taken >= 0:
+            if v.taken >= 0:
                 obs[t + 1] = 1.0
+        shown, acting, taken = v.shown, v.acting, v.taken
         base, life = self._known, self._lives + 1
         for q in v.opponents:
             obs[life] = lives[q] * inv
             for card in shown[q]:
                 if card >= 0:
-                    obs[base + card] = 1.0
+                    obs[base + SUIT[card]] += VALUE[card] * _INV_31
+                    unseen[SUIT[card]] += VALUE[card]
             if q == acting and taken >= 0:
-                obs[base + taken] = 1.0
-            base += C
+                obs[base + SUIT[taken]] += VALUE[taken] * _INV_31
+                unseen[SUIT[taken]] += VALUE[taken]
+            base += NUM_SUITS
             life += 1
+        for suit in range(NUM_SUITS):
+            obs[self._unseen + suit] = max(SUIT_TOTAL - unseen[suit], 0) * _INV_SUIT
         # place -1: nobody knocked, or at the match's end a seat that is out
         places = v.places
-        place = places[v.knocker]
-        if place >= 0:
-            obs[self._knocker + place] = 1.0
-        place = places[v.opener]
-        if place >= 0:
-            obs[self._opener + place] = 1.0
-        place = places[acting]
-        if place >= 0:
-            obs[self._acting + place] = 1.0
+        for start, seat in ((self._knocker, v.knocker), (self._opener, v.opener),
+                            (self._acting, acting)):
+            place = places[seat]
+            if place >= 0:
+                obs[start + place] = 1.0
         return obs
 
 
@@ -147,8 +165,6 @@ class DefaultEncoder(Encoder):
 # order spades, clubs, diamonds, hearts (our suit indices are S H D C).
 SOURCE_SUIT_PLACE = (0, 3, 2, 1)
 CARD_PLACE = [SOURCE_SUIT_PLACE[s] for s in SUIT]
-_SUIT_VALUES = np.zeros((NUM_SUITS, C))
-_SUIT_VALUES[np.array(SUIT), np.arange(C)] = VALUES
 
 
 def expected_values(v: ThirtyOneView) -> list[float]:

@@ -16,6 +16,7 @@ from card_envs.thirty_one.rules import (
     PLACE,
     TAKE,
     THROW,
+    VALUES,
     ThirtyOne,
     hand_score,
 )
@@ -237,7 +238,7 @@ def test_the_drawn_card_shows_only_to_its_drawer_in_phase_two():
     play(game, b, DRAW)
     enc = DefaultEncoder(game)
     drawn = enc.layout["drawn"]
-    assert enc.encode(game.view(a, 0))[drawn].argmax() == parse_card("9S")
+    assert enc.encode(game.view(a, 0))[drawn].tolist() == pytest.approx([9 / 11, 0, 0, 0])
     for p in (1, 2):
         assert game.view(a, p).drawn == -1
         assert np.array_equal(enc.encode(game.view(a, p)), enc.encode(game.view(b, p)))
@@ -253,10 +254,11 @@ def test_a_card_taken_from_the_discard_is_known_until_it_is_discarded():
     enc = DefaultEncoder(game)
     known = enc.layout["opponent_known"]
     play(game, s, TAKE)
-    assert enc.encode(game.view(s, 1))[known][parse_card("9S")] == 1.0  # taken, not yet placed
+    # taken, not yet placed: 9 in the spades place of seat 0's block
+    assert enc.encode(game.view(s, 1))[known].tolist() == pytest.approx([9 / 31, 0, 0, 0])
     play(game, s, PLACE + 2)
     assert s.shown[0] == [-1, -1, parse_card("9S")]
-    assert enc.encode(game.view(s, 1))[known][parse_card("9S")] == 1.0
+    assert enc.encode(game.view(s, 1))[known].tolist() == pytest.approx([9 / 31, 0, 0, 0])
     play(game, s, DRAW, THROW, DRAW, PLACE + 2)  # seat 0 now discards the 9♠ again
     assert s.shown[0] == [-1, -1, -1]
     assert not enc.encode(game.view(s, 1))[known].any()
@@ -278,7 +280,9 @@ def test_a_reshuffled_card_is_not_known_in_the_hand_that_draws_it():
         play(game, s, DRAW, PLACE + 1)
     enc = DefaultEncoder(game)
     known = enc.layout["opponent_known"]
-    assert np.flatnonzero(enc.encode(game.view(s, 0))[known]).tolist() == [parse_card("2H")]
+    hearts = 1  # suits S H D C
+    assert np.flatnonzero(enc.encode(game.view(s, 0))[known]).tolist() == [hearts]
+    assert enc.encode(game.view(s, 0))[known][hearts] == pytest.approx(2 / 31)
     assert np.flatnonzero(enc.encode(game.view(s, 1))[known]).tolist() == []
 
 
@@ -532,3 +536,22 @@ def test_rewards_of_a_round_settled_at_the_deal_come_with_the_first_step():
     rewards = game.apply(s, DRAW, rng)
     assert rewards.tolist() == dealt.tolist() and s.pending is None
     assert game.apply(s, THROW, rng) is None or s.rounds > 1
+
+
+def test_default_encoding_unseen_values_count_every_card_i_have_seen():
+    game = ThirtyOne(num_players=2)
+    s = game.deal([H18, H22], discard=cards("9S"), deck=cards("2C 3C 4C"))
+    enc = DefaultEncoder(game)
+
+    def unseen(seat):
+        return enc.layout.split(enc.encode(game.view(s, seat)))["unseen"] * 95
+
+    seen = {0: list(H18) + [parse_card("9S")], 1: list(H22) + [parse_card("9S")]}
+    for seat, known in seen.items():
+        expected = [95.0] * 4
+        for card in known:
+            expected[card // 13] -= VALUES[card]
+        assert unseen(seat).tolist() == pytest.approx(expected)
+    play(game, s, TAKE)  # seat 0 holds the 9S to place: seen by both, still counted once
+    assert unseen(0).tolist() == pytest.approx(
+        [95 - sum(VALUES[c] for c in seen[0] if c // 13 == suit) for suit in range(4)])
