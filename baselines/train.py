@@ -74,7 +74,7 @@ def build_config(args: argparse.Namespace) -> dict[str, Any]:
         "seed": args.seed,
         "budget": args.budget,
         "env_kwargs": gcfg["env_kwargs"],
-        "obs_encoding": args.obs_encoding,
+        "obs_encoding": args.obs_encoding or gcfg.get("obs_encoding", "default"),
         "eval_opponents": gcfg["eval_opponents"],
         "duplicate": gcfg["duplicate"],
         "team": gcfg["team"],
@@ -351,7 +351,8 @@ def parser() -> argparse.ArgumentParser:
         type=int,
         help="games per opponent in the final evaluation",
     )
-    p.add_argument("--obs-encoding", dest="obs_encoding", default="default")
+    p.add_argument("--obs-encoding", dest="obs_encoding",
+                   help="observation encoding (default: the setting's, else 'default')")
     p.add_argument("--runs", default="runs", help="folder for run folders")
     p.add_argument("--resume", metavar="RUN_DIR", help="continue an interrupted run")
     p.add_argument("--no-progress", action="store_true", help="no progress bar")

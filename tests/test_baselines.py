@@ -21,6 +21,15 @@ from card_envs.rl.masked_dqn import MaskedDQN, masked_argmax, masked_max  # noqa
 from tests.conftest import ENV_NAMES  # noqa: E402
 
 
+@pytest.fixture(autouse=True)
+def one_torch_thread():
+    """Small networks train faster on one thread (and don't fight the other tests for cores)."""
+    before = th.get_num_threads()
+    th.set_num_threads(1)
+    yield
+    th.set_num_threads(before)
+
+
 def _dqn(env_name: str, **kwargs):
     gym_env = load_spec(env_name).factories()[2]
     env = gym_env(dict_obs=True, illegal_reward=None)  # an illegal action would raise
