@@ -156,6 +156,8 @@ def setting_section(setting: str, runs: list[dict], img: str | None, final_games
     )
     if cfg["source"]:
         lines += ["", f"Source: {cfg['source']}."]
+    if cfg.get("notes"):
+        lines += ["", " ".join(cfg["notes"].split())]
     lines += [
         "",
         "| algorithm | opponent | runs x games | win [95% CI] | draw | loss [95% CI] "

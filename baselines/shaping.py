@@ -20,8 +20,19 @@ def _lives_lead(view) -> float:
     return (view.lives[view.player] - sum(others) / len(others)) / full
 
 
+def _pile_room(view) -> float:
+    """98 Cards: how far the piles can still move (ascending to 99, descending to 2), in
+    units of 5 points: a jump of 5 costs as much as one card played earns."""
+    room = 0
+    for pile, top in enumerate(view.piles.tolist()):
+        room += 99 - top if pile < 2 else top - 2
+    return room / 5.0
+
+
 # potential name -> function of the learner's view
 POTENTIALS: dict[str, Callable] = {
+    # 98 Cards: the room left on the piles, which every jump spends and a tens trick wins back
+    "pile_room": _pile_room,
     # Thirty-One: how good my hand is (a hand's score is what a showdown compares)
     "hand_score": lambda view: view.score() / 31.0,
     # Thirty-One: the lives race, paid at every showdown rather than only at the match's end
