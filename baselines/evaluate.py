@@ -20,6 +20,14 @@ from card_envs.registry import load_spec
 from card_envs.rl.policy_agent import read_meta, shipped_model
 
 
+def setting_is_team(setting: str) -> bool:
+    """Whether a baseline setting evaluates as a team; False for one not in games.yaml."""
+    try:
+        return bool(game_config(setting)["team"])
+    except ValueError:
+        return False
+
+
 def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(
         prog="python -m baselines.evaluate", description=__doc__.split("\n")[0]
@@ -40,7 +48,7 @@ def main(argv: list[str] | None = None) -> int:
         meta = read_meta(path)
         game = spec.make_game(**meta.get("game_args", {}))
         agent = make_agent(spec, f"model:{path}", game)
-        team = args.team or game_config(spec.env_name).get("team", False)
+        team = args.team or setting_is_team(meta.get("setting", spec.env_name))
         result = evaluate_agent(
             spec,
             game,

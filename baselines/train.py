@@ -265,6 +265,7 @@ def checkpoint_meta(cfg: dict[str, Any], timesteps: int) -> dict[str, Any]:
     """The metadata saved beside a model: what it needs to be loaded and used."""
     return {
         "env": cfg["env"],
+        "setting": cfg["setting"],
         "algo": cfg["algo"],
         "game_args": cfg["env_kwargs"],
         "obs_encoding": cfg["obs_encoding"],
