@@ -13,6 +13,7 @@ from collections.abc import Callable
 
 import gymnasium as gym
 
+
 def _lives_lead(view) -> float:
     """Thirty-One: my lives minus the others' average, in units of a full stock of lives."""
     others = [view.lives[q] for q in view.opponents] or [0]

@@ -224,3 +224,26 @@ def test_policy_agent_plays_only_legal_moves():
         a = agent.act(game.view(s, s.player), rng)
         assert game.legal_mask(s)[a]
         game.apply(s, a, rng)
+
+
+def test_best_finds_the_shipped_model_of_the_games_rules(tmp_path, monkeypatch):
+    import shutil
+
+    from card_envs.core.agents import make_agent
+    from card_envs.rl import policy_agent
+
+    run = _train(tmp_path, "ninety_eight_cards_v0-original", "maskable_ppo")
+    models = tmp_path / "models"
+    models.mkdir()
+    for suffix in (".zip", ".json"):
+        shutil.copyfile(
+            run.path / f"model{suffix}", models / f"ninety_eight_cards_v0-original{suffix}"
+        )
+    monkeypatch.setattr(policy_agent, "models_dir", lambda: models)
+    spec = load_spec("ninety_eight_cards_v0")
+    original = spec.make_game(rules="original")
+    agent = make_agent(spec, "best", original)
+    state = original.init(np.random.default_rng(0))
+    assert original.legal_mask(state)[agent.act(original.view(state, 0), np.random.default_rng(0))]
+    with pytest.raises(ValueError, match="shipped: ninety_eight_cards_v0-original"):
+        make_agent(spec, "best", spec.make_game())

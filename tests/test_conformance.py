@@ -123,3 +123,25 @@ def test_import_does_not_import_torch():
     code = "import sys, card_envs; card_envs.list_envs(); print('torch' in sys.modules)"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "False"
+
+
+@pytest.mark.parametrize("name", ENV_NAMES)
+def test_last_then_step_encodes_once(name, monkeypatch):
+    env = load_spec(name).factories()[0]()
+    env.reset(seed=0)
+    calls = []
+    encode = env.encoder.encode_state
+    monkeypatch.setattr(
+        env.encoder, "encode_state", lambda *a: calls.append(1) or encode(*a), raising=True
+    )
+    rng = np.random.default_rng(0)
+    for _ in range(30):
+        if not env.agents:
+            break
+        before = len(calls)
+        obs, _, term, trunc, _ = env.last()
+        env.last()
+        env.observe(env.agent_selection)
+        assert len(calls) - before == 1  # one encoding for the three reads
+        env.step(None if term or trunc else random_legal(obs["action_mask"], rng))
+        assert len(calls) - before == 1  # step itself encodes nothing

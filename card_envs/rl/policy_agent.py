@@ -105,14 +105,37 @@ def read_meta(path: Path) -> dict[str, Any]:
     return json.loads(meta_path.read_text())
 
 
-def shipped_model(env_name: str) -> Path | None:
-    """The model shipped for ``env_name`` in baselines/models/, or None."""
+def models_dir() -> Path | None:
+    """baselines/models/ of the installed baselines package, or None without it."""
     try:
-        root = resources.files("baselines") / "models"
+        return Path(str(resources.files("baselines") / "models"))
     except ModuleNotFoundError:
         return None
-    path = Path(str(root)) / f"{env_name}.zip"
-    return path if path.exists() else None
+
+
+def shipped_models(env_name: str) -> list[Path]:
+    """The models shipped for ``env_name`` in baselines/models/: ``<env>.zip`` (default
+    rules) first, then the variants' ``<env>-<variant>.zip``."""
+    root = models_dir()
+    if root is None:
+        return []
+    exact = root / f"{env_name}.zip"
+    return ([exact] if exact.exists() else []) + sorted(root.glob(f"{env_name}-*.zip"))
+
+
+def shipped_model(env_name: str, game: Game | None = None) -> Path | None:
+    """The shipped model for ``env_name`` (trained on ``game``'s rules, if given), or None."""
+    for path in shipped_models(env_name):
+        if game is None or _rules_of(path, env_name) == repr(game):
+            return path
+    return None
+
+
+def _rules_of(path: Path, env_name: str) -> str:
+    from card_envs.registry import load_spec
+
+    args = read_meta(path).get("game_args", {})
+    return repr(load_spec(env_name).make_game(**args))
 
 
 def load_policy(path: Path):
@@ -129,9 +152,13 @@ def load_policy(path: Path):
 def load_model_agent(spec, name: str, game: Game, deterministic: bool = True) -> BaseAgent:
     """An agent from ``model:PATH`` or ``best`` (the shipped model; ValueError if none)."""
     if name == "best":
-        path = shipped_model(spec.env_name)
+        path = shipped_model(spec.env_name, game)
         if path is None:
-            raise ValueError(f"no trained model ships for {spec.env_name}")
+            shipped = [p.stem for p in shipped_models(spec.env_name)]
+            raise ValueError(
+                f"no trained model ships for {spec.env_name} with {game!r}"
+                + (f"; shipped: {', '.join(shipped)}" if shipped else "")
+            )
     else:
         path = Path(name.removeprefix("model:"))
     policy, meta = load_policy(path)
