@@ -247,3 +247,31 @@ def test_best_finds_the_shipped_model_of_the_games_rules(tmp_path, monkeypatch):
     assert original.legal_mask(state)[agent.act(original.view(state, 0), np.random.default_rng(0))]
     with pytest.raises(ValueError, match="shipped: ninety_eight_cards_v0-original"):
         make_agent(spec, "best", spec.make_game())
+
+
+def test_reproduce_quick_writes_a_table_and_collect_rebuilds_it(tmp_path, capsys):
+    import shutil
+
+    from baselines import reproduce
+
+    out = tmp_path / "baselines.md"
+    argv = ["--budget", "quick", "--settings", "simple_tricks_v0", "--runs", str(tmp_path / "r")]
+    assert reproduce.main([*argv, "--out", str(out)]) == 0
+    text = out.read_text()
+    assert "## `simple_tricks_v0`" in text and "| MaskablePPO | `first_play` | 1 x 200 |" in text
+    assert "| DQN (masked) | `random` | 1 x 200 |" in text
+    assert "Targets at this budget:" in text and (tmp_path / "simple_tricks_v0.png").exists()
+    again = tmp_path / "again.md"
+    assert reproduce.main([*argv, "--collect", "--out", str(again)]) == 0
+    table = [line for line in text.split("\n") if line.startswith("| ")]
+    assert table == [line for line in again.read_text().split("\n") if line.startswith("| ")]
+    # the game page gets the same section, before its version history, replaced on a rerun
+    (tmp_path / "docs" / "games").mkdir(parents=True)
+    page = tmp_path / "docs" / "games" / "simple_tricks.md"
+    shutil.copyfile(reproduce.ROOT / "docs" / "games" / "simple_tricks.md", page)
+    section = text.split("\n")[text.split("\n").index("## `simple_tricks_v0`") :]
+    for _ in range(2):
+        reproduce.write_game_page("simple_tricks_v0", section, tmp_path)
+        new = page.read_text()
+        assert new.count(reproduce.game_page_block(section)) == 1
+        assert new.index("## Trained baselines") < new.index("## Version history")

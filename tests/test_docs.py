@@ -17,6 +17,7 @@ SECTIONS = [
     "## Rewards",
     "## Variants",
     "## Agents",
+    "## Trained baselines",
     "## Version history",
 ]
 
@@ -71,3 +72,28 @@ def test_readme_quickstart_has_exactly_two_commands():
     ci = (ROOT / ".ci" / "run").read_text()
     test_command = commands[1].split("&&")[-1].strip()
     assert test_command in ci, "CI runs the README's test command"
+
+
+def _baseline_sections() -> dict[str, list[str]]:
+    """docs/baselines.md split into its settings' sections, by setting name."""
+    lines = (ROOT / "docs" / "baselines.md").read_text().split("\n")
+    starts = [i for i, line in enumerate(lines) if line.startswith("## `")]
+    return {
+        lines[i].split("`")[1]: lines[i : j]
+        for i, j in zip(starts, [*starts[1:], len(lines)], strict=True)
+    }
+
+
+@pytest.mark.parametrize("name", ENV_NAMES)
+def test_each_game_page_shows_its_trained_baselines_from_the_results_page(name):
+    pytest.importorskip("sb3_contrib")
+    from baselines.common import game_config, settings
+    from baselines.reproduce import game_page_block
+
+    sections = _baseline_sections()
+    mine = [s for s in settings() if game_config(s)["env"] == name]
+    assert mine and all(s in sections for s in mine), f"docs/baselines.md lacks {mine}"
+    block = game_page_block([line for s in mine for line in sections[s]])
+    assert block in page_path(name).read_text(), (
+        f"{page_path(name)} is stale: rerun python -m baselines.reproduce --budget full --collect"
+    )
