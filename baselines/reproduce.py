@@ -1,11 +1,11 @@
 """Train and evaluate every baseline setting x algorithm, then write the results table.
 
     python -m baselines.reproduce --budget quick     # minutes: one short run each, printed
-    python -m baselines.reproduce --budget full --jobs 2 --ship
+    python -m baselines.reproduce --budget full --seeds 2 --jobs 2 --ship
                                                      # docs/baselines.md, docs/img/, models
 
 Settings come from configs/games.yaml, hyperparameters and budgets from
-configs/<algo>.yaml. ``full`` trains ``--seeds`` seeds (default 3) per setting and
+configs/<algo>.yaml. ``full`` trains ``--seeds`` seeds (default 2) per setting and
 algorithm and writes docs/baselines.md and the learning curves under docs/img/;
 ``quick`` trains one seed and writes its table to the runs folder (the docs keep the
 full-budget numbers). ``--ship`` copies each game's best MaskablePPO model (by its
@@ -329,7 +329,7 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--budget", choices=BUDGETS, default="quick")
     p.add_argument("--settings", nargs="*", help="settings of configs/games.yaml (default: all)")
     p.add_argument("--algos", nargs="*", choices=ALGOS, default=list(ALGOS))
-    p.add_argument("--seeds", type=int, help="seeds per setting and algorithm (quick 1, full 3)")
+    p.add_argument("--seeds", type=int, help="seeds per setting and algorithm (quick 1, full 2)")
     p.add_argument("--jobs", type=int, default=1, help="training runs in parallel")
     p.add_argument("--runs", help="runs folder (default runs/reproduce-<budget>)")
     p.add_argument("--out", help="markdown output (default: docs/baselines.md for full)")
@@ -341,7 +341,7 @@ def main(argv: list[str] | None = None) -> int:
     )
     args = p.parse_args(argv)
     chosen = args.settings or settings()
-    seeds = args.seeds or (1 if args.budget == "quick" else 3)
+    seeds = args.seeds or (1 if args.budget == "quick" else 2)
     runs_root = args.runs or f"runs/reproduce-{args.budget}"
     if args.collect:
         dirs = [str(d) for d in sorted(Path(runs_root).glob("*/*")) if (d / "eval.json").exists()]

@@ -245,6 +245,8 @@ def test_best_finds_the_shipped_model_of_the_games_rules(tmp_path, monkeypatch):
     agent = make_agent(spec, "best", original)
     state = original.init(np.random.default_rng(0))
     assert original.legal_mask(state)[agent.act(original.view(state, 0), np.random.default_rng(0))]
+    # the reward scheme does not matter to a policy
+    make_agent(spec, "best", spec.make_game(rules="original", reward="original"))
     with pytest.raises(ValueError, match="shipped: ninety_eight_cards_v0-original"):
         make_agent(spec, "best", spec.make_game())
 

@@ -124,18 +124,25 @@ def shipped_models(env_name: str) -> list[Path]:
 
 
 def shipped_model(env_name: str, game: Game | None = None) -> Path | None:
-    """The shipped model for ``env_name`` (trained on ``game``'s rules, if given), or None."""
+    """The shipped model for ``env_name`` (trained on ``game``'s rules, if given), or None.
+
+    Rules here are the game's configuration less its reward scheme, which a trained policy
+    does not depend on (31's model, trained on per-round rewards, plays any 2-player match).
+    """
     for path in shipped_models(env_name):
-        if game is None or _rules_of(path, env_name) == repr(game):
+        if game is None or _rules(_game_of(path, env_name)) == _rules(game):
             return path
     return None
 
 
-def _rules_of(path: Path, env_name: str) -> str:
+def _rules(game: Game) -> dict[str, Any]:
+    return {k: v for k, v in game.config().items() if k != "reward"}
+
+
+def _game_of(path: Path, env_name: str) -> Game:
     from card_envs.registry import load_spec
 
-    args = read_meta(path).get("game_args", {})
-    return repr(load_spec(env_name).make_game(**args))
+    return load_spec(env_name).make_game(**read_meta(path).get("game_args", {}))
 
 
 def load_policy(path: Path):
