@@ -315,7 +315,8 @@ def ship(setting: str, runs: list[dict]) -> None:
         row = next(x for x in r["results"] if x["opponent"] == target["opponent"])
         return row[target["metric"]]
 
-    best = max(candidates, key=metric)
+    # the first target's direction: lowest for "below" targets (a loss rate), else highest
+    best = (min if "below" in target else max)(candidates, key=metric)
     MODELS.mkdir(exist_ok=True)
     for suffix in (".zip", ".json"):
         shutil.copyfile(Path(best["path"]) / f"model{suffix}", MODELS / f"{setting}{suffix}")
