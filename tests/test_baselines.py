@@ -277,3 +277,26 @@ def test_reproduce_quick_writes_a_table_and_collect_rebuilds_it(tmp_path, capsys
         new = page.read_text()
         assert new.count(reproduce.game_page_block(section)) == 1
         assert new.index("## Trained baselines") < new.index("## Version history")
+
+
+def test_ppo_policy_agent_picks_the_masked_distributions_mode():
+    from sb3_contrib import MaskablePPO
+
+    from card_envs.rl.policy_agent import PolicyAgent
+
+    spec = load_spec("palace_v0")
+    env = spec.factories()[2](dict_obs=False)
+    model = MaskablePPO("MlpPolicy", env, seed=0, device="cpu")
+    game = env.game
+    agent = PolicyAgent(game, env.encoder, model.policy, "maskable_ppo")
+    rng = np.random.default_rng(1)
+    for _ in range(5):
+        s = game.init(rng)
+        while not s.done:
+            view = game.view(s, s.player)
+            obs = th.as_tensor(env.encoder.encode(view)).unsqueeze(0)
+            with th.no_grad():
+                dist = model.policy.get_distribution(obs, action_masks=view.legal[None] > 0)
+            a = agent.act(view, rng)
+            assert a == int(dist.mode()[0]) and game.legal_mask(s)[a]
+            game.apply(s, a, rng)

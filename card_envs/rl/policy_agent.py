@@ -69,9 +69,14 @@ class PolicyAgent(BaseAgent):
                 batch = {"observation": obs, "action_mask": th.from_numpy(mask[None].copy())}
                 q = self.policy.q_net(batch)[0].numpy()
                 return int(np.flatnonzero(mask)[np.argmax(q[mask > 0])])
-            dist = self.policy.get_distribution(obs, action_masks=mask[None, :].astype(bool))
             if self.deterministic:
-                return int(dist.mode()[0])
+                # the masked distribution's mode, without building the distribution
+                policy = self.policy
+                features = policy.extract_features(obs, policy.pi_features_extractor)
+                logits = policy.action_net(policy.mlp_extractor.forward_actor(features))[0]
+                legal = np.flatnonzero(mask)
+                return int(legal[np.argmax(logits.numpy()[legal])])
+            dist = self.policy.get_distribution(obs, action_masks=mask[None, :].astype(bool))
             probs = dist.distribution.probs[0].numpy().astype(np.float64)
             probs /= probs.sum()
             return int(rng.choice(len(probs), p=probs))
