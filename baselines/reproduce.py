@@ -147,11 +147,14 @@ def _pct(row: dict, what: str) -> str:
     return f"{row[f'{what}_rate']:.1%} [{row[f'{what}_low']:.1%}, {row[f'{what}_high']:.1%}]"
 
 
-def setting_section(setting: str, runs: list[dict], img: str | None, final_games: int) -> list[str]:
+def setting_section(
+    setting: str, runs: list[dict], img: str | None, final_games: int, budget: str = "full"
+) -> list[str]:
     cfg = game_config(setting)
     lines = [f"## `{setting}`", ""]
     args = ", ".join(f"{k}={v!r}" for k, v in cfg["env_kwargs"].items()) or "default rules"
     opp = cfg["opponent"]
+    opp = "` and `".join(opp) if isinstance(opp, list) else opp
     lines.append(
         f"Rules: {args}. Training opponent: `{opp}`"
         + (f" (mixed with `{cfg['mix']}`)" if cfg.get("mix") else "")
@@ -201,7 +204,13 @@ def setting_section(setting: str, runs: list[dict], img: str | None, final_games
         wall = f"{r['wall_s']:.0f} s" if r["wall_s"] < 120 else f"{r['wall_s'] / 60:.1f} min"
         lines.append(f"| {ALGO_NAMES[r['algo']]} | {r['seed']} | {r['timesteps']:,} | {wall} |")
     if cfg["targets"]:
-        lines += ["", "Targets at this budget:", ""]
+        lines += [
+            "",
+            "Targets at this budget:"
+            if budget == "full"
+            else "Targets (set for the full budget; a quick run is not expected to reach them):",
+            "",
+        ]
         for target in cfg["targets"]:
             ok, detail = check_target(target, results, setting, final_games)
             lines.append(
@@ -409,7 +418,7 @@ def main(argv: list[str] | None = None) -> int:
             plot_curves(setting, mine, path)
             img = str(path.relative_to(out.parent))
         final_games = json.loads((Path(mine[0]["path"]) / "config.json").read_text())["final_games"]
-        section = setting_section(setting, mine, img, final_games)
+        section = setting_section(setting, mine, img, final_games, args.budget)
         lines += section
         pages.setdefault(game_config(setting)["env"], []).extend(section)
         if args.ship:

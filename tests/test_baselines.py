@@ -262,7 +262,8 @@ def test_reproduce_quick_writes_a_table_and_collect_rebuilds_it(tmp_path, capsys
     text = out.read_text()
     assert "## `simple_tricks_v0`" in text and "| MaskablePPO | `first_play` | 1 x 200 |" in text
     assert "| DQN (masked) | `random` | 1 x 200 |" in text
-    assert "Targets at this budget:" in text and (tmp_path / "simple_tricks_v0.png").exists()
+    assert "Targets (set for the full budget" in text
+    assert (tmp_path / "simple_tricks_v0.png").exists()
     again = tmp_path / "again.md"
     assert reproduce.main([*argv, "--collect", "--out", str(again)]) == 0
     table = [line for line in text.split("\n") if line.startswith("| ")]
