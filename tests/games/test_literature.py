@@ -13,21 +13,10 @@ from card_envs.literature import deck
 from card_envs.literature.agents import CautiousAgent, HeuristicAgent
 from card_envs.literature.encoding import DefaultEncoder, OriginalEncoder
 from card_envs.literature.rules import DISCARDED, LIVE, Literature
+from tests.games.literature_cards import card, cards
 
 RNG = np.random.default_rng(0)
 LOW_S, HIGH_S, LOW_H, HIGH_H, LOW_D, HIGH_D, LOW_C, HIGH_C = range(8)
-
-
-def card(name: str) -> int:
-    """A card from its name: '5C' (5 of clubs, low), 'QH', '10D', 'AS'."""
-    rank, suit = name[:-1], "SHDC".index(name[-1])
-    if rank in deck.LOW_RANKS:
-        return (2 * suit) * 6 + deck.LOW_RANKS.index(rank)
-    return (2 * suit + 1) * 6 + deck.HIGH_RANKS.index(rank)
-
-
-def cards(names: str) -> list[int]:
-    return [card(x) for x in names.split()]
 
 
 def half(h: int) -> list[int]:

@@ -10,20 +10,9 @@ import pytest
 from card_envs.literature import deck
 from card_envs.literature.knowledge import ALL_PENDING, Engine, public_engine
 from card_envs.literature.rules import Literature, replay
+from tests.games.literature_cards import card, cards
 
 RNG = np.random.default_rng(0)
-
-
-def card(name: str) -> int:
-    """A card from its name: '5S' (low spades), 'QH' (high hearts), '10C'."""
-    rank, suit = name[:-1], "SHDC".index(name[-1])
-    if rank in deck.LOW_RANKS:
-        return (2 * suit) * 6 + deck.LOW_RANKS.index(rank)
-    return (2 * suit + 1) * 6 + deck.HIGH_RANKS.index(rank)
-
-
-def cards(names: str) -> list[int]:
-    return [card(x) for x in names.split()]
 
 
 class Reference:
