@@ -264,13 +264,20 @@ def test_a_card_taken_from_the_discard_is_known_until_it_is_discarded():
     assert not enc.encode(game.view(s, 1))[known].any()
 
 
-def test_a_reshuffled_card_is_not_known_in_the_hand_that_draws_it():
+def _reshuffled():
+    """Two players; seat 0 draws the deck's last card (9♠) into slot 2, discarding 2♥, and
+    the deck is refilled from the discard pile."""
     game = ThirtyOne(num_players=2)
     used = set(H18 + H22)
     nine = parse_card("9S")
     pile = [c for c in range(52) if c not in used and c != nine]
     s = game.deal([H18, H22], discard=pile, deck=[nine])
-    play(game, s, DRAW, PLACE + 2)  # 9♠ into seat 0's slot 2; 2♥ discarded; deck refilled
+    play(game, s, DRAW, PLACE + 2)
+    return game, s
+
+
+def test_a_reshuffled_card_is_not_known_in_the_hand_that_draws_it():
+    game, s = _reshuffled()
     assert s.epoch == 1 and s.discard == [parse_card("2H")]
     # seat 1 takes the 2♥ (now known) and seat 0 later discards 9♠; then the deck deals cards
     # that everyone saw in the old discard pile: none of them becomes "known in a hand"
@@ -287,12 +294,7 @@ def test_a_reshuffled_card_is_not_known_in_the_hand_that_draws_it():
 
 
 def test_redrawn_hidden_cards_respect_the_reshuffle():
-    game = ThirtyOne(num_players=2)
-    used = set(H18 + H22)
-    nine = parse_card("9S")
-    pile = [c for c in range(52) if c not in used and c != nine]
-    s = game.deal([H18, H22], discard=pile, deck=[nine])
-    play(game, s, DRAW, PLACE + 2)
+    game, s = _reshuffled()
     rng = np.random.default_rng(1)
     for _ in range(20):
         other = game.randomize_hidden(s, 1, rng)
