@@ -29,6 +29,7 @@ from baselines.common import BUDGETS, Run, game_config, hyperparams, settings, s
 from baselines.train import build_config, train
 from baselines.train import parser as train_parser
 from card_envs.core.agents import make_agent
+from card_envs.core.doctables import page_path
 from card_envs.core.evaluation import Z95, evaluate, wilson
 from card_envs.rl.policy_agent import ALGOS
 
@@ -248,8 +249,6 @@ def game_page_block(section: list[str]) -> str:
 
 def write_game_page(env_name: str, section: list[str], root: Path = ROOT) -> None:
     """Put the trained baselines' results in the game's docs page (before its version history)."""
-    from card_envs.core.doctables import page_path
-
     path = page_path(env_name, root)
     text = path.read_text()
     block = game_page_block(section)
