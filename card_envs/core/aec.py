@@ -74,9 +74,11 @@ class CardGameEnv(AECEnv):
         self._rng: np.random.Generator | None = None
         self._has_reset = False
         self._has_updated = False
-        self._obs_cache: dict[int, dict[str, np.ndarray]] = {}
+        self._obs_cache: dict[str, dict[str, np.ndarray]] = {}  # agent -> its observation
         self._rewards_dirty = False
-        self._over = False  # the game ended (by its rules, the cap or an illegal move)
+        # reset() was called and the game has not ended (by its rules, the cap or an
+        # illegal move): the one flag step() tests before the fast path
+        self._live = False
         self._num_actions = game.num_actions
 
     # --- PettingZoo API -----------------------------------------------------------------
@@ -108,29 +110,52 @@ class CardGameEnv(AECEnv):
         self.agent_selection = agents[self.game_state.player]
         self._obs_cache.clear()
         self._rewards_dirty = False
-        self._over = False
+        self._live = True
         self._has_reset = True
         self._has_updated = True
         if self.game_state.terminal or self.game_state.truncated:
             self._finish()
 
     def observe(self, agent: str) -> dict[str, np.ndarray]:
-        seat = self.agent_name_mapping[agent]
-        obs = self._obs_cache.get(seat)
+        obs = self._obs_cache.get(agent)
         if obs is None:
-            if not self._has_reset:
-                EnvLogger.error_observe_before_reset()
-            state = self.game_state
-            if seat == state.player and not (state.terminal or state.truncated):
-                mask = self.game.legal_mask(state).copy()
-            else:
-                mask = np.zeros(self._num_actions, dtype=np.int8)
-            obs = {"observation": self.encoder.encode_state(state, seat), "action_mask": mask}
-            self._obs_cache[seat] = obs
+            obs = self._encode(agent)
+        return obs
+
+    def last(self, observe: bool = True) -> tuple[Any, float, bool, bool, dict[str, Any]]:
+        # AECEnv.last with the observation cache looked up inline (it runs every step).
+        agent = self.agent_selection
+        assert agent is not None
+        if observe:
+            obs = self._obs_cache.get(agent)
+            if obs is None:
+                obs = self._encode(agent)
+        else:
+            obs = None
+        return (
+            obs,
+            self._cumulative_rewards[agent],
+            self.terminations[agent],
+            self.truncations[agent],
+            self.infos[agent],
+        )
+
+    def _encode(self, agent: str) -> dict[str, np.ndarray]:
+        """Encode ``agent``'s observation and mask of the current state, and cache them."""
+        if not self._has_reset:
+            EnvLogger.error_observe_before_reset()
+        seat = self.agent_name_mapping[agent]
+        state = self.game_state
+        if seat == state.player and not (state.terminal or state.truncated):
+            mask = self.game.legal_mask(state).copy()
+        else:
+            mask = np.zeros(self._num_actions, dtype=np.int8)
+        obs = {"observation": self.encoder.encode_state(state, seat), "action_mask": mask}
+        self._obs_cache[agent] = obs
         return obs
 
     def step(self, action: Any) -> None:
-        if self._over or not self._has_reset:
+        if not self._live:
             self._step_after_end(action)
             return
         self._has_updated = True
@@ -230,7 +255,7 @@ class CardGameEnv(AECEnv):
     def _finish(self) -> None:
         """Mark every agent terminated (or truncated at the cap) and publish the result."""
         state = self.game_state
-        self._over = True
+        self._live = False
         flags = self.terminations if state.terminal else self.truncations
         for seat, a in enumerate(self.possible_agents):
             flags[a] = True
@@ -240,7 +265,7 @@ class CardGameEnv(AECEnv):
     def _end_by_illegal_move(self, agent: str) -> None:
         """PettingZoo's TerminateIllegalWrapper: the offender gets -1 and everyone is done."""
         EnvLogger.warn_on_illegal_move()
-        self._over = True
+        self._live = False
         self._cumulative_rewards[agent] = 0.0
         self.terminations = dict.fromkeys(self.agents, True)
         self.truncations = dict.fromkeys(self.agents, True)
@@ -260,7 +285,10 @@ class _OrderedIterator(AECIterator):
     """PettingZoo's order-enforcing iterator: every agent yielded must be stepped."""
 
     def __next__(self) -> str:
-        agent = super().__next__()
-        assert self.env._has_updated, "need to call step() or reset() in a loop over `agent_iter`"
-        self.env._has_updated = False
-        return agent
+        env = self.env
+        if not env.agents or self.iters_til_term <= 0:
+            raise StopIteration
+        self.iters_til_term -= 1
+        assert env._has_updated, "need to call step() or reset() in a loop over `agent_iter`"
+        env._has_updated = False
+        return env.agent_selection

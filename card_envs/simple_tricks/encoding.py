@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from card_envs.core.encoding import Encoder, Piece
-from card_envs.simple_tricks.rules import SimpleTricks, TricksView
+from card_envs.simple_tricks.rules import SimpleTricks, TricksState, TricksView
 
 
 class DefaultEncoder(Encoder):
@@ -42,17 +42,25 @@ class DefaultEncoder(Encoder):
         super().__init__(game)
         self._planes_end = 4 * game.num_cards  # the four card planes are the state's, in order
         self._tail = self.layout.start("my_turn")
+        self._num_values = game.num_values
 
     def encode(self, v: TricksView) -> np.ndarray:
+        return self._encode(v.planes, v.lead, v.to_act, v.tricks[0], v.tricks[1])
+
+    def encode_state(self, s: TricksState, seat: int) -> np.ndarray:
+        to_act = s.player == seat and not (s.terminal or s.truncated)
+        return self._encode(s.planes[seat], s.lead, to_act, s.tricks[seat], s.tricks[1 - seat])
+
+    def _encode(self, planes, lead: int, to_act: bool, mine: int, theirs: int) -> np.ndarray:
         obs = np.zeros(self.size, dtype=np.float32)
         end = self._planes_end
-        obs[:end] = v.planes
-        if v.lead >= 0:
-            obs[end + v.lead] = 1.0
-        tail, n = self._tail, v.num_values
-        obs[tail] = v.to_act
-        obs[tail + 1] = v.tricks[0] / n
-        obs[tail + 2] = v.tricks[1] / n
+        obs[:end] = planes
+        if lead >= 0:
+            obs[end + lead] = 1.0
+        tail, n = self._tail, self._num_values
+        obs[tail] = to_act
+        obs[tail + 1] = mine / n
+        obs[tail + 2] = theirs / n
         return obs
 
 
@@ -83,13 +91,18 @@ class OriginalEncoder(Encoder):
         ]
 
     def encode(self, v: TricksView) -> np.ndarray:
+        return self._encode(v.planes, v.lead >= 0 and v.leader != v.player, v.lead)
+
+    def encode_state(self, s: TricksState, seat: int) -> np.ndarray:
+        return self._encode(s.planes[seat], s.lead >= 0 and s.leader != seat, s.lead)
+
+    def _encode(self, planes, following: bool, lead: int) -> np.ndarray:
         c = self.game.num_cards
         obs = np.zeros(self.size, dtype=np.float32)
-        planes = v.planes
         np.add(planes[2 * c : 3 * c], planes[3 * c :], out=obs[:c], casting="unsafe")
         obs[c : 2 * c] = planes[:c]
-        if v.lead >= 0 and v.leader != v.player:
-            obs[2 * c + v.lead] = 1.0
+        if following:
+            obs[2 * c + lead] = 1.0
         return obs
 
 

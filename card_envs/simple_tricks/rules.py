@@ -63,6 +63,7 @@ class SimpleTricks(Game):
         self._config = {"num_values": self.num_values}
         self._zero_mask = np.zeros(self.num_actions, dtype=np.int8)
         self._zero_mask.flags.writeable = False
+        self._no_cards = bytes(self.num_values)  # an all-zero colour plane, as bytes
 
     def colour(self, card: int) -> int:
         return card // self.num_values
@@ -96,7 +97,7 @@ class SimpleTricks(Game):
         n = self.num_values
         start = (s.lead // n) * n
         same = hand[start : start + n]
-        if not same.any():
+        if same.tobytes() == self._no_cards:  # void in the led colour (cheaper than .any())
             return hand.copy()
         mask = np.zeros(self.num_cards, dtype=np.int8)
         mask[start : start + n] = same
