@@ -109,6 +109,7 @@ class Engine:
         self._m55, self._m33, self._m0f = _repeat(0x55, nb), _repeat(0x33, nb), _repeat(0x0F, nb)
         self._h80, self._low, self._all = _repeat(0x80, nb), _repeat(0x01, nb), _repeat(0xFF, nb)
         self._sixes, self.cards = _repeat(0x06, nb), _repeat(0x3F, nb)
+        self._columns = [self._low << pos for pos in range(HALF_SUIT_SIZE)]  # a card position
         self._observer_rep = sum(1 << (8 * o * n) for o in range(self.num_observers))
         self._first_seat = self._observer_rep * 0xFF
         self._first_seat_one = self._observer_rep
@@ -296,8 +297,8 @@ class Engine:
     def _positions(self, bits: int) -> int:
         """The card positions (0-5) set in any byte of ``bits``, as a 6-bit mask."""
         out = 0
-        for pos in range(HALF_SUIT_SIZE):
-            if bits & (self._low << pos):
+        for pos, column in enumerate(self._columns):
+            if bits & column:
                 out |= 1 << pos
         return out
 
@@ -318,14 +319,16 @@ class Engine:
     def _last_candidate(self, maybe: int, positions: int) -> int:
         """Rule 2 for the card positions in ``positions``: "holds" for the one seat not known to
         lack the card (``maybe``: the cards not lacked)."""
-        found, seat_rep, high = 0, self._seat_rep, self._first_seat_high
-        for pos in range(HALF_SUIT_SIZE):
-            if positions >> pos & 1:
-                column = (maybe >> pos) & self._low
-                count = ((column * seat_rep) >> self._last_seat) & self._first_seat
-                # The holder is never lacked, so each count is at least 1: alone means below 2.
-                alone = ((((count | high) - self._first_seat_two) & high) ^ high) >> 7
-                found |= (alone * seat_rep << pos) & maybe
+        found, seat_rep, low, last = 0, self._seat_rep, self._low, self._last_seat
+        first, high, two = self._first_seat, self._first_seat_high, self._first_seat_two
+        while positions:
+            pos = (positions & -positions).bit_length() - 1
+            positions &= positions - 1
+            column = (maybe >> pos) & low
+            count = ((column * seat_rep) >> last) & first
+            # The holder is never lacked, so each count is at least 1: alone means below 2.
+            alone = ((((count | high) - two) & high) ^ high) >> 7
+            found |= (alone * seat_rep << pos) & maybe
         return found
 
     def _half_suit_total(self, least: int) -> int:
