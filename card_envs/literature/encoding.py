@@ -7,7 +7,6 @@ import numpy as np
 from card_envs.core.encoding import Encoder, Piece
 from card_envs.literature.deck import (
     BYTE_CARDS,
-    CARD_BIT,
     HALF_SUIT_SIZE,
     NUM_CARDS,
     NUM_HALF_SUITS,
@@ -58,56 +57,78 @@ class DefaultEncoder(Encoder):
     def __init__(self, game: Literature):
         super().__init__(game)
         n = game.num_players
-        self._rows = [[(p + r) % n for r in range(n)] for p in range(n)]
         self._ask_size = 2 * n + NUM_CARDS + 1
         lay = self.layout
         self._least = lay.start("least")
         self._halves, self._claim = lay.start("half_suits"), lay.start("claim_half")
         self._claimer, self._names = lay.start("claimer"), lay.start("claim_names")
         self._asks, self._turn = lay.start("last_asks"), lay.start("my_turn")
-        # The hand (8 bytes, slot form) and the view's raw tables are unpacked to bits; these
-        # index tables pick hand, holds and lacks in layout order with seats rotated to player p,
-        # then the least counts and hand sizes (bytes) likewise.
-        self._bit_index, self._number_index = [], []
-        for p in range(n):
-            seats = self._rows[p]
-            bits = [CARD_BIT[c] for c in range(NUM_CARDS)]
-            for kind in range(2):
-                bits += [8 * (8 + (kind * n + q) * 8 + h) + pos for q in seats
-                         for h in range(NUM_HALF_SUITS) for pos in range(HALF_SUIT_SIZE)]
-            self._bit_index.append(np.array(bits, dtype=np.intp))
-            # least counts, then hand sizes (appended after the tables), in layout order
-            numbers = [8 + (2 * n + q) * 8 + h for q in seats for h in range(NUM_HALF_SUITS)]
-            numbers += [8 + 24 * n + q for q in seats]
-            self._number_index.append(np.array(numbers, dtype=np.intp))
         self._binary_end = self._least
+        # Both paths read one byte buffer: the state's ``Knowledge.seen`` (every observer) or
+        # the view's raw tables followed by the hand sizes (one observer). Per player p,
+        # ``_state_index[p]`` / ``_view_index[p]`` pick from it, in layout order with seats
+        # rotated to p, the bytes of p's hand (p's own holds), holds, lacks (each byte: the
+        # bits of six cards), then the least counts and hand sizes (numbers).
+        eng = game.engine
+        self._state_index = [self._byte_index(p, *eng.seen_at(game.self_observer(p)))
+                             for p in range(n)]
+        self._view_index = [self._byte_index(p, 0, 8 * n, 16 * n, 24 * n) for p in range(n)]
+        self._num_bit_bytes = 8 + 16 * n
+        # unpackbits puts bit k of byte i at 8 * i + 7 - k
+        self._bit_pick = np.array([8 * i + 7 - pos for i in range(self._num_bit_bytes)
+                                   for pos in range(HALF_SUIT_SIZE)], dtype=np.intp)
         self._relative = [[(q - p) % n for q in range(n)] for p in range(n)]
         self._outcomes: dict[tuple, tuple[int, ...]] = {}  # at most 4^8 keys, few in practice
         self._scale = np.array([1 / 6] * (8 * n) + [1 / 48] * n, dtype=np.float32)
 
+    def _byte_index(self, p: int, holds: int, lacks: int, least: int, sizes: int) -> np.ndarray:
+        """The bytes to read for player p from a buffer with p's tables at these offsets."""
+        n = self.game.num_players
+        seats = [(p + r) % n for r in range(n)]
+        index = [holds + 8 * p + h for h in range(NUM_HALF_SUITS)]
+        for start in (holds, lacks, least):
+            index += [start + 8 * q + h for q in seats for h in range(NUM_HALF_SUITS)]
+        index += [sizes + q for q in seats]
+        return np.array(index, dtype=np.intp)
+
+    def encode_state(self, s, seat: int) -> np.ndarray:
+        """``encode(view(s, seat))`` straight from the state (the knowledge bytes)."""
+        return self._encode(np.frombuffer(s.know.seen, np.uint8), self._state_index[seat],
+                            seat, s.player, s.live, s.outcome, s.claim_half, s.claim_names,
+                            s.last_asks, s.player == seat and not s.done)
+
     def encode(self, v: LiteratureView) -> np.ndarray:
-        n, p = self.game.num_players, v.player
+        return self._encode(np.frombuffer(v.raw + bytes(v.sizes), np.uint8),
+                            self._view_index[v.player], v.player, v.turn, v.live, v.outcome,
+                            v.claim_half, v.claim_names, v.last_asks, v.to_act)
+
+    def _encode(self, data: np.ndarray, index: np.ndarray, p: int, turn: int, live: int,
+                outcome, claim_half: int, claim_names, last_asks, to_act: bool) -> np.ndarray:
+        n = self.game.num_players
         obs = np.zeros(self.size, dtype=np.float32)
-        raw = np.frombuffer(v.hand.to_bytes(8, "little") + v.raw + bytes(v.sizes), np.uint8)
-        bits = np.unpackbits(raw[: 8 + 16 * n], bitorder="little")
-        obs[: self._binary_end] = bits[self._bit_index[p]]
-        obs[self._least : self._halves] = raw[self._number_index[p]] * self._scale
-        if v.live != 0xFF:
-            for i in self._outcome_ones(v.outcome, v.team):
+        picked = data[index]
+        obs[: self._binary_end] = np.unpackbits(picked[: self._num_bit_bytes])[self._bit_pick]
+        numbers = obs[self._least : self._halves]
+        numbers[:] = picked[self._num_bit_bytes:]
+        np.multiply(numbers, self._scale, out=numbers)  # in float32, as uint8 * float32 does
+        if live != 0xFF:
+            for i in self._outcome_ones(tuple(outcome), p % 2):
                 obs[i] = 1.0
-        if v.claim_half >= 0:
-            obs[self._claim + v.claim_half] = 1.0
-            obs[self._claimer + (v.turn - p) % n] = 1.0
-            for k, seat in enumerate(v.claim_names):
+        if claim_half >= 0:
+            obs[self._claim + claim_half] = 1.0
+            obs[self._claimer + (turn - p) % n] = 1.0
+            for k, seat in enumerate(claim_names):
                 obs[self._names + n * k + (seat - p) % n] = 1.0
-        at, seat = self._asks, self._relative[p]
-        for asker, asked, card, success in reversed(v.last_asks):
+        at, seat, two_n = self._asks, self._relative[p], 2 * n
+        for asker, asked, card, success in reversed(last_asks):
             obs[at + seat[asker]] = 1.0
             obs[at + n + seat[asked]] = 1.0
-            obs[at + 2 * n + card] = 1.0
-            obs[at + 2 * n + NUM_CARDS] = success
+            obs[at + two_n + card] = 1.0
+            if success:
+                obs[at + two_n + NUM_CARDS] = 1.0
             at += self._ask_size
-        obs[self._turn] = v.to_act
+        if to_act:
+            obs[self._turn] = 1.0
         return obs
 
     def _outcome_ones(self, outcome: tuple[int, ...], team: int) -> tuple[int, ...]:

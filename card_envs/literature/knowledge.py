@@ -60,7 +60,8 @@ class Knowledge:
     while half-suit h is in play; seen: the same tables as bytes in observer order, index
     ``((kind * observers + o) * n + s) * 8 + h`` for kinds holds, lacks (out-of-play cards
     lacked), least, so that one observer's tables are three slices (kept up to date by the
-    engine, half-suit by half-suit); stale: half-suits whose bytes must be rewritten;
+    engine, half-suit by half-suit), then ``sizes`` as bytes (index ``3 * 8 * observers * n +
+    o * n + s``; see ``Engine.seen_at``); stale: half-suits whose bytes must be rewritten;
     spare_seen / full_seen / rule5_seen: what rules 5 and 6 last looked at (bytes whose spare
     room, "least counts fill the hand" and rule-5 eligibility were so), so that they only
     revisit what changed.
@@ -108,6 +109,7 @@ class Engine:
         self._m55, self._m33, self._m0f = _repeat(0x55, nb), _repeat(0x33, nb), _repeat(0x0F, nb)
         self._h80, self._low, self._all = _repeat(0x80, nb), _repeat(0x01, nb), _repeat(0xFF, nb)
         self._sixes, self.cards = _repeat(0x06, nb), _repeat(0x3F, nb)
+        self._columns = [self._low << pos for pos in range(HALF_SUIT_SIZE)]  # a card position
         self._observer_rep = sum(1 << (8 * o * n) for o in range(self.num_observers))
         self._first_seat = self._observer_rep * 0xFF
         self._first_seat_one = self._observer_rep
@@ -154,9 +156,9 @@ class Engine:
         k.least = [0] * NUM_HALF_SUITS
         k.room = [self._sixes] * NUM_HALF_SUITS
         k.least_total, k.room_total = 0, NUM_HALF_SUITS * self._sixes
-        k.sizes = sum(size * u for size, u in zip(sizes, self.unit, strict=True))
         k.live = ALL_HALVES
-        k.seen = bytearray(3 * 8 * self.nbytes)
+        k.seen = bytearray(3 * 8 * self.nbytes + self.nbytes)
+        self._set_sizes(k, sum(size * u for size, u in zip(sizes, self.unit, strict=True)))
         k.stale = ALL_HALVES
         k.spare_seen = k.full_seen = k.rule5_seen = 0
         return k
@@ -192,7 +194,7 @@ class Engine:
             self._set_least(k, h, least + self.unit[asker] - self.unit[respondent])
             k.holds[h] = (k.holds[h] & ~give) | take
             k.lacks[h] = (k.lacks[h] & ~take) | give
-            k.sizes += self.unit[asker] - self.unit[respondent]
+            self._set_sizes(k, k.sizes + self.unit[asker] - self.unit[respondent])
             changed = EVERYTHING
         else:
             k.lacks[h] |= take | give
@@ -210,7 +212,7 @@ class Engine:
         k.holds[h] = k.lacks[h] = 0
         k.live &= ~(1 << h)
         k.stale |= 1 << h
-        k.sizes -= sum(count * self.unit[s] for s, count in enumerate(held))
+        self._set_sizes(k, k.sizes - sum(count * self.unit[s] for s, count in enumerate(held)))
         self.close(k, {})
 
     # --- the fixed point ----------------------------------------------------------------
@@ -238,7 +240,7 @@ class Engine:
             lacks = k.lacks[h] if k.live >> h & 1 else self.cards
             seen[h:span:8] = k.holds[h].to_bytes(nb, "little")
             seen[span + h:2 * span:8] = lacks.to_bytes(nb, "little")
-            seen[2 * span + h::8] = k.least[h].to_bytes(nb, "little")
+            seen[2 * span + h:3 * span:8] = k.least[h].to_bytes(nb, "little")
         k.stale = 0
 
     def _close_half_suit(self, k: Knowledge, h: int, dirty: int, positions: int) -> None:
@@ -283,6 +285,10 @@ class Engine:
         k.least_total = k.least_total - k.least[h] + least
         k.least[h] = least
 
+    def _set_sizes(self, k: Knowledge, sizes: int) -> None:
+        k.sizes = sizes
+        k.seen[24 * self.nbytes:] = sizes.to_bytes(self.nbytes, "little")
+
     @staticmethod
     def _set_room(k: Knowledge, h: int, room: int) -> None:
         k.room_total = k.room_total - k.room[h] + room
@@ -291,8 +297,8 @@ class Engine:
     def _positions(self, bits: int) -> int:
         """The card positions (0-5) set in any byte of ``bits``, as a 6-bit mask."""
         out = 0
-        for pos in range(HALF_SUIT_SIZE):
-            if bits & (self._low << pos):
+        for pos, column in enumerate(self._columns):
+            if bits & column:
                 out |= 1 << pos
         return out
 
@@ -313,14 +319,16 @@ class Engine:
     def _last_candidate(self, maybe: int, positions: int) -> int:
         """Rule 2 for the card positions in ``positions``: "holds" for the one seat not known to
         lack the card (``maybe``: the cards not lacked)."""
-        found, seat_rep, high = 0, self._seat_rep, self._first_seat_high
-        for pos in range(HALF_SUIT_SIZE):
-            if positions >> pos & 1:
-                column = (maybe >> pos) & self._low
-                count = ((column * seat_rep) >> self._last_seat) & self._first_seat
-                # The holder is never lacked, so each count is at least 1: alone means below 2.
-                alone = ((((count | high) - self._first_seat_two) & high) ^ high) >> 7
-                found |= (alone * seat_rep << pos) & maybe
+        found, seat_rep, low, last = 0, self._seat_rep, self._low, self._last_seat
+        first, high, two = self._first_seat, self._first_seat_high, self._first_seat_two
+        while positions:
+            pos = (positions & -positions).bit_length() - 1
+            positions &= positions - 1
+            column = (maybe >> pos) & low
+            count = ((column * seat_rep) >> last) & first
+            # The holder is never lacked, so each count is at least 1: alone means below 2.
+            alone = ((((count | high) - two) & high) ^ high) >> 7
+            found |= (alone * seat_rep << pos) & maybe
         return found
 
     def _half_suit_total(self, least: int) -> int:
@@ -407,6 +415,13 @@ class Engine:
         return b"".join((seen[at:at + size], seen[span + at:span + at + size],
                          seen[2 * span + at:2 * span + at + size]))
 
+    def seen_at(self, o: int) -> tuple[int, int, int, int]:
+        """Where observer ``o``'s bytes start in ``Knowledge.seen``: its holds, lacks and least
+        (seat s, half-suit h at ``start + 8 * s + h``), and the hand sizes (seat s at
+        ``start + s``)."""
+        span, size = 8 * self.nbytes, 8 * self.num_seats
+        return o * size, span + o * size, 2 * span + o * size, 3 * span + o * self.num_seats
+
     def block(self, x: int, o: int) -> int:
         """Observer ``o``'s bytes of a half-suit int: seat s in byte s."""
         n = self.num_seats
@@ -446,6 +461,7 @@ class Engine:
         fresh = k.copy()
         fresh.stale = ALL_HALVES
         self._write_seen(fresh)
+        self._set_sizes(fresh, k.sizes)
         if k.stale or fresh.seen != k.seen:
             return "the observer bytes are stale"
         if k.sizes != sum(hand.bit_count() * u for hand, u in zip(hands, self.unit, strict=True)):

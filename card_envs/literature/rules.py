@@ -200,6 +200,10 @@ class Literature(Game):
         """The seat of ``player``'s teammate number t (0 is the player itself)."""
         return (player + 2 * t) % self.num_players
 
+    def self_observer(self, player: int) -> int:
+        """The knowledge engine's observer that is ``player`` itself."""
+        return self._self_observer[player]
+
     def team_cards(self, s: LiteratureState, team: int) -> int:
         return sum(s.sizes[team::2])
 
@@ -452,6 +456,9 @@ class Literature(Game):
         assert s.know.live == s.live, "the knowledge knows what is in play"
         problem = self.engine.sound(s.know, s.hands)
         assert problem is None, problem
+        for q, hand in enumerate(s.hands):  # the encoders read a hand from its owner's tables
+            mine = self.engine.observer_bytes(s.know, self._self_observer[q])[8 * q:8 * q + 8]
+            assert mine == hand.to_bytes(8, "little"), "every player knows its own hand"
         if not s.done:
             assert s.sizes[s.player] > 0, "the player to act holds cards"
         if s.claim_half >= 0:
