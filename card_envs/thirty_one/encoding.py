@@ -68,6 +68,8 @@ _PACK2 = struct.Struct("2f").pack  # native float32, as numpy's
 _PACK4 = struct.Struct("4f").pack
 _PACK5 = struct.Struct("5f").pack
 ZERO = bytes(4)  # a float32 0; ZERO * k: k of them
+NO_SUIT_SUMS = ZERO * NUM_SUITS
+NO_SHOWN = [NO_CARD] * HAND_SIZE  # a list, to compare with the state's lists of shown cards
 SUM_BASE = 12  # above every card value, so a code is a suit's values in order
 SUIT_SUMS = _suit_sum_table()
 CARD_BYTES = [_f32(vector) for vector in _card_vectors(SUIT, _INV_11)]  # [-1]: no card
@@ -81,14 +83,15 @@ UNSEEN = [max(SUIT_TOTAL - seen, 0) * _INV_SUIT for seen in range(SUIT_TOTAL + 1
 def _suit_sums(cards, seen: list[int]) -> bytes:
     """Value / 31 per suit of ``cards`` (-1: no card) as float32 bytes; adds their values to
     ``seen``."""
-    codes = [0] * NUM_SUITS
+    codes = [0, 0, 0, 0]  # per suit
     for card in cards:
         if card >= 0:
-            suit, value = SUIT[card], VALUE[card]
+            suit = SUIT[card]
+            value = VALUE[card]
             codes[suit] = codes[suit] * SUM_BASE + value
             seen[suit] += value
-    return _PACK4(SUIT_SUMS[codes[0]], SUIT_SUMS[codes[1]], SUIT_SUMS[codes[2]],
-                  SUIT_SUMS[codes[3]])
+    sums = SUIT_SUMS
+    return _PACK4(sums[codes[0]], sums[codes[1]], sums[codes[2]], sums[codes[3]])
 
 
 class DefaultEncoder(Encoder):
@@ -190,8 +193,11 @@ class DefaultEncoder(Encoder):
         for q in opponents:
             held = shown[q]
             if q == acting and taken >= 0:
-                held = [*held, taken]
-            parts.append(_suit_sums(held, seen))
+                parts.append(_suit_sums([*held, taken], seen))
+            elif held == NO_SHOWN:  # the usual case
+                parts.append(NO_SUIT_SUMS)
+            else:
+                parts.append(_suit_sums(held, seen))
             lives_by_place.append(life[lives[q]])
         parts.insert(unseen_at, _PACK4(UNSEEN[seen[0]], UNSEEN[seen[1]], UNSEEN[seen[2]],
                                        UNSEEN[seen[3]]))
@@ -216,7 +222,6 @@ class DefaultEncoder(Encoder):
 SOURCE_SUIT_PLACE = (0, 3, 2, 1)
 CARD_PLACE = [SOURCE_SUIT_PLACE[s] for s in SUIT]
 SOURCE_BYTES = [_f32(vector) for vector in _card_vectors(CARD_PLACE, 1.0)]  # [-1]: no card
-NO_SHOWN = (NO_CARD,) * HAND_SIZE
 
 
 def expected_values(v: ThirtyOneView) -> list[float]:
