@@ -208,6 +208,7 @@ class ThirtyOne(Game):
         self.min_payoff = -1.0 / (self.num_players - 1)
         self.max_payoff = 1.0
         self.score_table = SCORE_TABLES[self.three_of_a_kind]
+        self._score_codes = SCORE_CODES[self.three_of_a_kind]
         self._seatings: dict[tuple[int, ...], tuple[tuple, tuple]] = {}
         self._config = {"num_players": self.num_players, "lives": self.lives,
                         "three_of_a_kind": self.three_of_a_kind, "instant_31": self.instant_31,
@@ -216,7 +217,7 @@ class ThirtyOne(Game):
 
     def score(self, hand) -> float:
         """The score of a three-card hand under this game's options."""
-        return float(self.score_table[hand[0], hand[1], hand[2]])
+        return self._score_codes[(hand[0] * DECK_SIZE + hand[1]) * DECK_SIZE + hand[2]] / 2
 
     # --- dealing --------------------------------------------------------------------------
     def init(self, rng: np.random.Generator) -> ThirtyOneState:
@@ -419,8 +420,8 @@ class ThirtyOne(Game):
 
     def _settle(self, s: ThirtyOneState) -> np.ndarray | None:
         """Show the hands, take lives, revive or eliminate; the shaped rewards if asked for."""
-        n, seats, lives, table = self.num_players, s.seating, s.lives, self.score_table
-        scores = {q: float(table[h[0], h[1], h[2]]) for q in seats for h in (s.hands[q],)}
+        n, seats, lives, hands = self.num_players, s.seating, s.lives, s.hands
+        scores = {q: self.score(hands[q]) for q in seats}
         lost = [0] * n
         knocked_out = False
         for q in self.losers(scores):
