@@ -7,29 +7,91 @@ past the last player still in stay 0).
 
 from __future__ import annotations
 
+import struct
+
 import numpy as np
 
 from card_envs.core.cards import DECK_SIZE, NUM_SUITS
 from card_envs.core.encoding import Encoder, Piece
 from card_envs.thirty_one.rules import (
     HAND_SIZE,
+    NO_CARD,
+    SCORE_CODES,
     SUIT,
     SUIT_TOTAL,
     VALUE,
-    VALUES,
     ThirtyOne,
+    ThirtyOneState,
     ThirtyOneView,
 )
 
 C = DECK_SIZE
 _INV_C = 1.0 / C
 _INV_31 = 1.0 / 31.0
-
-
-_SUIT_VALUES = np.zeros((NUM_SUITS, C))
-_SUIT_VALUES[np.array(SUIT), np.arange(C)] = VALUES
 _INV_11 = 1.0 / 11.0
 _INV_SUIT = 1.0 / SUIT_TOTAL
+
+# --- tables for the per-step code ------------------------------------------------------------
+# An observation is assembled as float32 bytes (precomputed pieces and struct packs, joined
+# once): far cheaper than writing numpy items or converting Python lists.
+
+
+def _f32(values) -> bytes:
+    """``values`` as float32 bytes (rounded like numpy's float32 assignment)."""
+    return np.asarray(values, dtype=np.float32).tobytes()
+
+
+def _card_vectors(place: list[int], scale: float) -> list[list[float]]:
+    """Per card its 4 suit values: value * scale at ``place[card]``, 0 elsewhere; one more
+    all-0 vector at the end, so that index -1 (no card) reads as all 0."""
+    vectors = []
+    for card in range(C):
+        vector = [0.0] * NUM_SUITS
+        vector[place[card]] = VALUE[card] * scale
+        vectors.append(vector)
+    return [*vectors, [0.0] * NUM_SUITS]
+
+
+def _suit_sum_table() -> list[float]:
+    """SUIT_SUMS[code]: the sum of value / 31 over up to 4 cards of one suit, rounded to float32
+    after each card in order (the same bits as adding them one by one into a float32 vector),
+    where code holds the values in base SUM_BASE, the first card in the highest digit used."""
+    codes = np.arange(SUM_BASE**4)
+    sums = np.zeros(len(codes), dtype=np.float32)
+    for digit in range(3, -1, -1):
+        value = codes // SUM_BASE**digit % SUM_BASE
+        sums = np.where(value > 0, sums + (value * _INV_31).astype(np.float32), sums)
+    return sums.tolist()
+
+
+_PACK2 = struct.Struct("2f").pack  # native float32, as numpy's
+_PACK4 = struct.Struct("4f").pack
+_PACK5 = struct.Struct("5f").pack
+ZERO = bytes(4)  # a float32 0; ZERO * k: k of them
+NO_SUIT_SUMS = ZERO * NUM_SUITS
+NO_SHOWN = [NO_CARD] * HAND_SIZE  # a list, to compare with the state's lists of shown cards
+SUM_BASE = 12  # above every card value, so a code is a suit's values in order
+SUIT_SUMS = _suit_sum_table()
+CARD_BYTES = [_f32(vector) for vector in _card_vectors(SUIT, _INV_11)]  # [-1]: no card
+# each score code of rules.SCORE_CODES (twice the score) as score / 31 the way the encoder
+# rounds it: a float32 score times 1/31 in float32
+SCORE_31 = [float(np.float32(code / 2) * _INV_31) for code in range(2 * 31 + 1)]
+# the unseen piece of a suit by the value of its seen cards (at most the whole suit)
+UNSEEN = [max(SUIT_TOTAL - seen, 0) * _INV_SUIT for seen in range(SUIT_TOTAL + 1)]
+
+
+def _suit_sums(cards, seen: list[int]) -> bytes:
+    """Value / 31 per suit of ``cards`` (-1: no card) as float32 bytes; adds their values to
+    ``seen``."""
+    codes = [0, 0, 0, 0]  # per suit
+    for card in cards:
+        if card >= 0:
+            suit = SUIT[card]
+            value = VALUE[card]
+            codes[suit] = codes[suit] * SUM_BASE + value
+            seen[suit] += value
+    sums = SUIT_SUMS
+    return _PACK4(sums[codes[0]], sums[codes[1]], sums[codes[2]], sums[codes[3]])
 
 
 class DefaultEncoder(Encoder):
@@ -79,92 +141,87 @@ class DefaultEncoder(Encoder):
 
     def __init__(self, game: ThirtyOne):
         super().__init__(game)
-        lay = self.layout
-        self._top = lay.start("top_discard")
-        self._drawn = lay.start("drawn")
-        self._suits = lay.start("suit_totals")
-        self._score = lay.start("hand_score")
-        self._options = lay.start("options")
-        self._pile = lay["discard_pile"]
-        self._unseen = lay.start("unseen")
-        self._known = lay.start("opponent_known")
-        self._lives = lay.start("lives")
-        self._knocker = lay.start("knocker")
-        self._acting = lay.start("acting")
-        self._opener = lay.start("opener")
-        self._tail = lay.start("phase")
-        tail = ["phase", "from_discard", "first_turn", "deck_size", "round_turns"]
-        assert [lay.start(name) - self._tail for name in tail] == [0, 1, 2, 3, 4]
-        self._inv_lives = 1.0 / game.lives
+        names = [p.name for p in self.layout.pieces]
+        assert names[6:9] == ["discard_pile", "unseen", "opponent_known"], names  # see _encode
+        n = game.num_players
+        self._lives = [_f32(lives / game.lives) for lives in range(game.lives + 1)]
+        # one-hot of each place; index -1 (no place) reads as all 0
+        self._one_hot = [_f32(np.eye(n)[k]) for k in range(n)] + [_f32(np.zeros(n))]
         self._inv_turns = 1.0 / game.max_round_turns
-        self._score_table = game.score_table
+        self._score_codes = SCORE_CODES[game.three_of_a_kind]
+        self._n = n
 
     def encode(self, v: ThirtyOneView) -> np.ndarray:
-        obs = np.zeros(self.size, dtype=np.float32)
-        obs[self._pile] = v.in_discard
-        unseen = (_SUIT_VALUES @ v.in_discard).tolist()  # seen value per suit, for now
-        me, hand, lives, inv, t = v.player, v.hand, v.lives, self._inv_lives, self._tail
-        obs[self._lives] = lives[me] * inv
-        obs[t + 3] = v.deck_size * _INV_C
-        if v.first_turn:
-            obs[t + 2] = 1.0
-        elif v.round_turns:
-            # the last turns after a knock may go past the cap
-            obs[t + 4] = min(v.round_turns * self._inv_turns, 1.0)
+        return self._encode(v.player, v.hand, v.drawn, v.taken, v.top, v.in_discard,
+                            v.discard_values, v.deck_size, v.shown, v.lives, v.opponents,
+                            v.places, v.acting, v.knocker, v.opener, v.first_turn, v.phase,
+                            v.round_turns)
+
+    def encode_state(self, s: ThirtyOneState, seat: int) -> np.ndarray:
+        drawn, taken, top = self.game.open_cards(s, seat)
+        return self._encode(seat, s.hands[seat], drawn, taken, top, s.in_discard,
+                            s.discard_values, len(s.deck), s.shown, s.lives, s.opponents[seat],
+                            s.places[seat], s.player, s.knocker, s.opener, s.first_turn, s.phase,
+                            s.round_turns)
+
+    def _encode(self, me, hand, drawn, taken, top, in_discard, discard_values, deck_size, shown,
+                lives, opponents, places, acting, knocker, opener, first_turn, phase,
+                round_turns) -> np.ndarray:
+        """The observation from the view's fields (``encode`` and ``encode_state`` share it)."""
+        seen = discard_values[:]  # value per suit of the cards I have seen: the pile's so far
+        if drawn >= 0:
+            seen[SUIT[drawn]] += VALUE[drawn]  # in my hands now, wherever it came from
         if hand:
-            table = self._score_table
             a, b, c = hand
-            suits = self._suits
-            for slot, card in enumerate(hand):
-                suit, value = SUIT[card], VALUE[card]
-                obs[slot * NUM_SUITS + suit] = value * _INV_11
-                obs[suits + suit] += value * _INV_31
-                unseen[suit] += value
-            obs[self._score] = table[a, b, c] * _INV_31
-            card = v.drawn if v.drawn >= 0 else v.top
-            if card >= 0:
-                o = self._options
-                obs[o] = table[card, b, c] * _INV_31
-                obs[o + 1] = table[a, card, c] * _INV_31
-                obs[o + 2] = table[a, b, card] * _INV_31
-        if v.top >= 0:
-            obs[self._top + SUIT[v.top]] = VALUE[v.top] * _INV_11
-        if v.drawn >= 0:
-            obs[self._drawn + SUIT[v.drawn]] = VALUE[v.drawn] * _INV_11
-            unseen[SUIT[v.drawn]] += VALUE[v.drawn]  # in my hands now, wherever it came from
-        if v.phase:
-            obs[t] = 1.0
-            if v.taken >= 0:
-                obs[t + 1] = 1.0
-        shown, acting, taken = v.shown, v.acting, v.taken
-        base, life = self._known, self._lives + 1
-        for q in v.opponents:
-            obs[life] = lives[q] * inv
-            for card in shown[q]:
-                if card >= 0:
-                    obs[base + SUIT[card]] += VALUE[card] * _INV_31
-                    unseen[SUIT[card]] += VALUE[card]
+            scores, ab = self._score_codes, (a * C + b) * C
+            card = drawn if drawn >= 0 else top
+            options = ((SCORE_31[scores[(card * C + b) * C + c]],
+                        SCORE_31[scores[(a * C + card) * C + c]], SCORE_31[scores[ab + card]])
+                       if card >= 0 else (0.0, 0.0, 0.0))
+            # hand, top_discard, drawn, suit_totals, hand_score and options
+            parts = [CARD_BYTES[a], CARD_BYTES[b], CARD_BYTES[c], CARD_BYTES[top],
+                     CARD_BYTES[drawn], _suit_sums(hand, seen),
+                     _PACK4(SCORE_31[scores[ab + c]], *options)]
+        else:
+            parts = [ZERO * (HAND_SIZE * NUM_SUITS), CARD_BYTES[top], CARD_BYTES[drawn],
+                     ZERO * (2 * NUM_SUITS)]
+        parts.append(in_discard)
+        # opponent_known goes after unseen, which counts it: unseen is inserted below
+        unseen_at = len(parts)
+        life = self._lives
+        lives_by_place = [life[lives[me]]]
+        for q in opponents:
+            held = shown[q]
             if q == acting and taken >= 0:
-                obs[base + SUIT[taken]] += VALUE[taken] * _INV_31
-                unseen[SUIT[taken]] += VALUE[taken]
-            base += NUM_SUITS
-            life += 1
-        for suit in range(NUM_SUITS):
-            obs[self._unseen + suit] = max(SUIT_TOTAL - unseen[suit], 0) * _INV_SUIT
+                parts.append(_suit_sums([*held, taken], seen))
+            elif held == NO_SHOWN:  # the usual case
+                parts.append(NO_SUIT_SUMS)
+            else:
+                parts.append(_suit_sums(held, seen))
+            lives_by_place.append(life[lives[q]])
+        parts.insert(unseen_at, _PACK4(UNSEEN[seen[0]], UNSEEN[seen[1]], UNSEEN[seen[2]],
+                                       UNSEEN[seen[3]]))
+        missing = self._n - 1 - len(opponents)  # places past the last player in
+        parts.append(ZERO * (NUM_SUITS * missing))
+        parts += lives_by_place
+        parts.append(ZERO * (self._n - len(lives_by_place)))
         # place -1: nobody knocked, or at the match's end a seat that is out
-        places = v.places
-        for start, seat in ((self._knocker, v.knocker), (self._opener, v.opener),
-                            (self._acting, acting)):
-            place = places[seat]
-            if place >= 0:
-                obs[start + place] = 1.0
-        return obs
+        one_hot = self._one_hot
+        parts += (one_hot[places[knocker]], one_hot[places[acting]], one_hot[places[opener]])
+        if first_turn:
+            turns = 0.0
+        else:  # the last turns after a knock may go past the cap
+            turns = min(round_turns * self._inv_turns, 1.0) if round_turns else 0.0
+        parts.append(_PACK5(1.0 if phase else 0.0, 1.0 if phase and taken >= 0 else 0.0,
+                            1.0 if first_turn else 0.0, deck_size * _INV_C, turns))
+        return np.frombuffer(b"".join(parts), dtype=np.float32).copy()
 
 
 # The source's card vector: the card's value in its suit's place, suits in the source's
 # order spades, clubs, diamonds, hearts (our suit indices are S H D C).
 SOURCE_SUIT_PLACE = (0, 3, 2, 1)
 CARD_PLACE = [SOURCE_SUIT_PLACE[s] for s in SUIT]
+SOURCE_BYTES = [_f32(vector) for vector in _card_vectors(CARD_PLACE, 1.0)]  # [-1]: no card
 
 
 def expected_values(v: ThirtyOneView) -> list[float]:
@@ -174,16 +231,25 @@ def expected_values(v: ThirtyOneView) -> list[float]:
     the discard pile, my hand and the cards known in other hands. Like the source, a card just
     drawn from the deck is not counted (the source reads it before the draw).
     """
-    sums = (_SUIT_VALUES @ v.in_discard).tolist()
-    seen = v.discard_size
-    extra = list(v.hand)
-    for q in v.opponents:
-        extra += v.known_cards(q)
-    if v.player == v.acting and v.taken >= 0:
-        extra.append(v.taken)
-    for card in extra:
+    return _expected_values(v.player, v.hand, v.taken, v.discard_values, v.discard_size, v.shown,
+                            v.opponents, v.acting)
+
+
+def _expected_values(me, hand, taken, discard_values, discard_size, shown, opponents,
+                     acting) -> list[float]:
+    """``expected_values`` from the view's fields."""
+    sums = discard_values[:]
+    seen = discard_size + len(hand)
+    for card in hand:
         sums[SUIT[card]] += VALUE[card]
-    seen += len(extra)
+    for q in opponents:
+        for card in shown[q]:
+            if card >= 0:
+                sums[SUIT[card]] += VALUE[card]
+                seen += 1
+    if taken >= 0 and (acting == me or acting in opponents):
+        sums[SUIT[taken]] += VALUE[taken]
+        seen += 1
     unseen = C - seen
     if unseen <= 0:
         return [0.0] * NUM_SUITS
@@ -231,43 +297,40 @@ class OriginalEncoder(Encoder):
 
     def __init__(self, game: ThirtyOne):
         super().__init__(game)
-        lay = self.layout
-        self._action = lay.start("hand")
-        self._swap = lay.start("swap_hand")
-
-    def _cards(self, obs: np.ndarray, start: int, cards) -> None:
-        for i, card in enumerate(cards):
-            if card >= 0:
-                obs[start + 4 * i + CARD_PLACE[card]] = VALUE[card]
+        # _encode writes the flag, ActionNN's 46 values and SwapNN's 32 in one go
+        assert self.layout.start("swap_hand") == 1 + 46 and self.size == 1 + 46 + 32
 
     def encode(self, v: ThirtyOneView) -> np.ndarray:
-        obs = np.zeros(self.size, dtype=np.float32)
-        left = v.opponents[0] if v.opponents else -1
-        left_cards = v.shown[left] if left >= 0 else ()
-        if v.drawn >= 0:
-            obs[0] = 1.0
-            t = self._swap
-            self._cards(obs, t, [*v.hand, v.drawn])
-            obs[t + 16 : t + 20] = expected_values(v)
-            self._cards(obs, t + 20, left_cards)
-            return obs
-        t = self._action
-        self._cards(obs, t, v.hand)
-        self._cards(obs, t + 12, [v.top])
-        obs[t + 16 : t + 20] = expected_values(v)
-        obs[t + 20] = v.first_turn
-        obs[t + 21] = self._called(v)
-        self._cards(obs, t + 22, left_cards)
-        if v.opponents:
-            self._cards(obs, t + 34, v.shown[v.opponents[-1]])
-        return obs
+        return self._encode(v.player, v.hand, v.drawn, v.taken, v.top, v.discard_values,
+                            v.discard_size, v.shown, v.opponents, v.acting, v.first_turn,
+                            v.knocker, v.seating, v.opener)
 
-    def _called(self, v: ThirtyOneView) -> int:
-        """The knocker's place in the round's turn order from the opener, or -1."""
-        if v.knocker < 0:
-            return -1
-        seating = v.seating
-        return (seating.index(v.knocker) - seating.index(v.opener)) % len(seating)
+    def encode_state(self, s: ThirtyOneState, seat: int) -> np.ndarray:
+        drawn, taken, top = self.game.open_cards(s, seat)
+        return self._encode(seat, s.hands[seat], drawn, taken, top, s.discard_values,
+                            len(s.discard), s.shown, s.opponents[seat], s.player, s.first_turn,
+                            s.knocker, s.seating, s.opener)
+
+    def _encode(self, me, hand, drawn, taken, top, discard_values, discard_size, shown,
+                opponents, acting, first_turn, knocker, seating, opener) -> np.ndarray:
+        """The observation from the view's fields (``encode`` and ``encode_state`` share it)."""
+        ev = _PACK4(*_expected_values(me, hand, taken, discard_values, discard_size, shown,
+                                      opponents, acting))
+        cards = SOURCE_BYTES
+        left = shown[opponents[0]] if opponents else NO_SHOWN
+        if drawn >= 0:  # swap_phase, ActionNN all 0, SwapNN
+            parts = [_f32(1.0), ZERO * 46, cards[hand[0]], cards[hand[1]], cards[hand[2]],
+                     cards[drawn], ev, cards[left[0]], cards[left[1]], cards[left[2]]]
+        else:  # swap_phase, ActionNN, SwapNN all 0
+            right = shown[opponents[-1]] if opponents else NO_SHOWN
+            # called: the knocker's place in the round's turn order from the opener, or -1
+            called = ((seating.index(knocker) - seating.index(opener)) % len(seating)
+                      if knocker >= 0 else -1)
+            parts = [ZERO, *[cards[card] for card in hand or NO_SHOWN], cards[top], ev,
+                     _PACK2(1.0 if first_turn else 0.0, called),
+                     cards[left[0]], cards[left[1]], cards[left[2]],
+                     cards[right[0]], cards[right[1]], cards[right[2]], ZERO * 32]
+        return np.frombuffer(b"".join(parts), dtype=np.float32).copy()
 
 
 ENCODERS = {"default": DefaultEncoder, "original": OriginalEncoder}

@@ -62,11 +62,22 @@ def _score_table(three_of_a_kind: bool) -> np.ndarray:
 
 
 SCORE_TABLES = (_score_table(False), _score_table(True))
+# twice each score as one byte, flat index (a * 52 + b) * 52 + c: a bytes item is a Python int,
+# much faster to read in the per-step code than a numpy scalar
+SCORE_CODES = tuple(bytes((2 * table).astype(np.uint8).ravel()) for table in SCORE_TABLES)
 
 
 def hand_score(hand, three_of_a_kind: bool = False) -> float:
     """The score of a three-card hand: its best one-suit sum, or 30.5 for three of a kind."""
     return float(SCORE_TABLES[three_of_a_kind][hand[0], hand[1], hand[2]])
+
+
+def suit_values(cards) -> list[int]:
+    """The value of ``cards`` per suit (S H D C)."""
+    sums = [0] * NUM_SUITS
+    for card in cards:
+        sums[SUIT[card]] += VALUE[card]
+    return sums
 
 
 def _frozen(bits: list[int]) -> np.ndarray:
@@ -97,13 +108,14 @@ class ThirtyOneState(State):
     """A match in progress.
 
     deck: the draw pile, next card last (hidden); discard: the discard pile, top last;
-    in_discard: int8 (52,) membership of the discard pile; hands: per seat its three cards by
-    slot ([] once out); shown: per seat and slot the card if it was taken from the discard
-    pile (public), else -1; epochs: per seat and slot the reshuffle count of the round when the
-    slot was filled unseen (lets ``randomize_hidden`` redraw only consistent cards); lives: per
-    seat; seating: the seats still in, ascending; opponents: per seat, the seats still in, in
-    turn order after it; opener: who opened the round; knocker: -1 or the seat that knocked;
-    places: per seat, every seat's place counted from it (see ``_seat_tables``);
+    in_discard: float32 (52,) membership (0 or 1) of the discard pile; discard_values: the value
+    of the discard pile per suit (S H D C), kept up to date like in_discard; hands: per seat its
+    three cards by slot ([] once out); shown: per seat and slot the card if it was taken from
+    the discard pile (public), else -1; epochs: per seat and slot the reshuffle count of the round
+    when the slot was filled unseen (lets ``randomize_hidden`` redraw only consistent cards);
+    lives: per seat; seating: the seats still in, ascending; opponents: per seat, the seats
+    still in, in turn order after it; opener: who opened the round; knocker: -1 or the seat
+    that knocked; places: per seat, every seat's place counted from it (see ``_seat_tables``);
     first_turn: no action yet this round; phase: 0 (draw/take/knock) or 1 (place the card);
     drawn/from_discard: the card to place and whether it was taken from the discard pile;
     round_turns: turns played this round; rounds: rounds settled; epoch: reshuffles this round;
@@ -111,10 +123,10 @@ class ThirtyOneState(State):
     showdown: the last Showdown or None; winner: the last player in, or -1.
     """
 
-    __slots__ = ("deck", "discard", "in_discard", "hands", "shown", "epochs", "lives", "seating",
-                 "opponents", "places", "opener", "knocker", "first_turn", "phase", "drawn",
-                 "from_discard",
-                 "round_turns", "rounds", "epoch", "pending", "showdown", "winner")
+    __slots__ = ("deck", "discard", "in_discard", "discard_values", "hands", "shown", "epochs",
+                 "lives", "seating", "opponents", "places", "opener", "knocker", "first_turn",
+                 "phase", "drawn", "from_discard", "round_turns", "rounds", "epoch", "pending",
+                 "showdown", "winner")
     _deep = ("in_discard",)
 
     def copy(self) -> ThirtyOneState:
@@ -122,6 +134,7 @@ class ThirtyOneState(State):
         new = super().copy()
         new.deck = self.deck[:]
         new.discard = self.discard[:]
+        new.discard_values = self.discard_values[:]
         new.hands = [h[:] for h in self.hands]
         new.shown = [h[:] for h in self.shown]
         new.epochs = [h[:] for h in self.epochs]
@@ -136,16 +149,17 @@ class ThirtyOneView(View):
 
     ``taken`` is the card the player to act took from the discard pile and has not placed yet
     (public); ``drawn`` is the card this seat must place now (-1 unless it is in phase 2).
+    ``discard_values`` is the value of the discard pile per suit (S H D C).
     ``opponents`` lists the other seats still in the match in turn order after this seat;
     ``places[seat]`` is that seat's place from this one (0 itself, k the k-th next still in,
     -1 out; ``places[-1]`` is -1).
     """
 
     __slots__ = ("three_of_a_kind", "to_act",
-                 "hand", "drawn", "taken", "top", "in_discard", "discard_size", "deck_size",
-                 "shown", "lives", "seating", "opponents", "places", "acting", "knocker",
-                 "first_turn",
-                 "phase", "opener", "round_turns", "rounds", "showdown", "winner")
+                 "hand", "drawn", "taken", "top", "in_discard", "discard_values", "discard_size",
+                 "deck_size", "shown", "lives", "seating", "opponents", "places", "acting",
+                 "knocker", "first_turn", "phase", "opener", "round_turns", "rounds", "showdown",
+                 "winner")
 
     def score(self) -> float:
         """This seat's hand score (0 once out of the match)."""
@@ -194,6 +208,7 @@ class ThirtyOne(Game):
         self.min_payoff = -1.0 / (self.num_players - 1)
         self.max_payoff = 1.0
         self.score_table = SCORE_TABLES[self.three_of_a_kind]
+        self._score_codes = SCORE_CODES[self.three_of_a_kind]
         self._seatings: dict[tuple[int, ...], tuple[tuple, tuple]] = {}
         self._config = {"num_players": self.num_players, "lives": self.lives,
                         "three_of_a_kind": self.three_of_a_kind, "instant_31": self.instant_31,
@@ -202,7 +217,7 @@ class ThirtyOne(Game):
 
     def score(self, hand) -> float:
         """The score of a three-card hand under this game's options."""
-        return float(self.score_table[hand[0], hand[1], hand[2]])
+        return self._score_codes[(hand[0] * DECK_SIZE + hand[1]) * DECK_SIZE + hand[2]] / 2
 
     # --- dealing --------------------------------------------------------------------------
     def init(self, rng: np.random.Generator) -> ThirtyOneState:
@@ -215,7 +230,8 @@ class ThirtyOne(Game):
         n = self.num_players
         s = ThirtyOneState(opener)
         s.deck, s.discard = [], []
-        s.in_discard = np.zeros(DECK_SIZE, dtype=np.int8)
+        s.in_discard = np.zeros(DECK_SIZE, dtype=np.float32)
+        s.discard_values = [0] * NUM_SUITS
         s.hands = [[] for _ in range(n)]
         s.shown = [[NO_CARD] * HAND_SIZE for _ in range(n)]
         s.epochs = [[0] * HAND_SIZE for _ in range(n)]
@@ -274,6 +290,7 @@ class ThirtyOne(Game):
         s.in_discard.fill(0)
         for card in discard:
             s.in_discard[card] = 1
+        s.discard_values = suit_values(discard)
         s.shown = [[NO_CARD] * HAND_SIZE for _ in s.hands]
         s.epochs = [[0] * HAND_SIZE for _ in s.hands]
         s.player = s.opener
@@ -331,6 +348,7 @@ class ThirtyOne(Game):
             else:
                 card = s.discard.pop()
                 s.in_discard[card] = 0
+                s.discard_values[SUIT[card]] -= VALUE[card]
                 s.drawn, s.from_discard = card, True
             s.phase = 1
             return pending
@@ -350,6 +368,7 @@ class ThirtyOne(Game):
     def _discard(self, s: ThirtyOneState, card: int) -> None:
         s.discard.append(card)
         s.in_discard[card] = 1
+        s.discard_values[SUIT[card]] += VALUE[card]
 
     def _knock(self, s: ThirtyOneState, p: int, rng: np.random.Generator) -> np.ndarray | None:
         """Knock; under the gun (the round's first action) the showdown comes at once."""
@@ -380,6 +399,7 @@ class ThirtyOne(Game):
         s.in_discard[below] = 0
         s.deck = [below[i] for i in rng.permutation(len(below))]
         s.discard = [top]
+        s.discard_values = suit_values(s.discard)
         s.epoch += 1
 
     def _showdown(self, s: ThirtyOneState, rng: np.random.Generator) -> np.ndarray | None:
@@ -400,8 +420,8 @@ class ThirtyOne(Game):
 
     def _settle(self, s: ThirtyOneState) -> np.ndarray | None:
         """Show the hands, take lives, revive or eliminate; the shaped rewards if asked for."""
-        n, seats, lives, table = self.num_players, s.seating, s.lives, self.score_table
-        scores = {q: float(table[h[0], h[1], h[2]]) for q in seats for h in (s.hands[q],)}
+        n, seats, lives, hands = self.num_players, s.seating, s.lives, s.hands
+        scores = {q: self.score(hands[q]) for q in seats}
         lost = [0] * n
         knocked_out = False
         for q in self.losers(scores):
@@ -460,10 +480,9 @@ class ThirtyOne(Game):
         v.legal = self.legal_mask(s) if to_act else NO_ACTIONS
         v.three_of_a_kind = self.three_of_a_kind
         v.hand = s.hands[player]
-        v.drawn = s.drawn if to_act and s.phase else NO_CARD
-        v.taken = s.drawn if s.phase and s.from_discard else NO_CARD
-        v.top = s.discard[-1] if s.discard else NO_CARD
+        v.drawn, v.taken, v.top = self.open_cards(s, player)
         v.in_discard = s.in_discard
+        v.discard_values = s.discard_values
         v.discard_size = len(s.discard)
         v.deck_size = len(s.deck)
         v.shown = s.shown
@@ -481,6 +500,15 @@ class ThirtyOne(Game):
         v.showdown = s.showdown
         v.winner = s.winner
         return v
+
+    def open_cards(self, s: ThirtyOneState, player: int) -> tuple[int, int, int]:
+        """The view's (drawn, taken, top) for ``player``: the card it must place now, the card
+        the player to act took from the discard pile, the top discard (each -1 if none)."""
+        phase = s.phase
+        to_act = s.player == player and not (s.terminal or s.truncated)
+        return (s.drawn if to_act and phase else NO_CARD,
+                s.drawn if phase and s.from_discard else NO_CARD,
+                s.discard[-1] if s.discard else NO_CARD)
 
     def payoffs(self, s: ThirtyOneState) -> np.ndarray:
         """+1 to the winner, -1/(n-1) to everyone else; zeros until the match is won."""
@@ -523,6 +551,7 @@ class ThirtyOne(Game):
         everything = sorted(held + s.deck + s.discard + drawn)
         assert everything == list(range(DECK_SIZE)), "every card is in one place"
         assert np.flatnonzero(s.in_discard).tolist() == sorted(s.discard), "discard table agrees"
+        assert s.discard_values == suit_values(s.discard), "discard values agree"
         assert all(len(h) in (0, HAND_SIZE) for h in s.hands), "hands hold 3 cards or none"
         for p in range(self.num_players):
             assert all(c == NO_CARD or c == s.hands[p][k] for k, c in enumerate(s.shown[p]))

@@ -2,23 +2,34 @@
 
 from __future__ import annotations
 
+import itertools
+
 import gymnasium
 import numpy as np
 import pytest
 
 from card_envs.core.cards import parse_card
 from card_envs.thirty_one.agents import ExpectedValueAgent, GreedyAgent
-from card_envs.thirty_one.encoding import DefaultEncoder, OriginalEncoder, expected_values
+from card_envs.thirty_one.encoding import (
+    SUIT_SUMS,
+    SUM_BASE,
+    DefaultEncoder,
+    OriginalEncoder,
+    expected_values,
+)
 from card_envs.thirty_one.env import render
 from card_envs.thirty_one.rules import (
     DRAW,
     KNOCK,
     PLACE,
+    SCORE_CODES,
+    SCORE_TABLES,
     TAKE,
     THROW,
     VALUES,
     ThirtyOne,
     hand_score,
+    suit_values,
 )
 
 RNG = np.random.default_rng(0)
@@ -459,6 +470,35 @@ def test_original_expected_values_count_known_cards_in_other_hands():
     assert ev[2] == pytest.approx((95 - 22) / (52 - 5))
     left = OriginalEncoder(game).layout.split(OriginalEncoder(game).encode(v))["left_known"]
     assert left.tolist() == [9, 0, 0, 0] + [0] * 8
+
+
+def test_encoder_tables_equal_what_they_stand_for():
+    # SUIT_SUMS: float32 item by item, like `obs[i] += value / 31` over a float32 vector
+    for k in range(1, 5):
+        for values in itertools.product(range(2, 12), repeat=k):
+            total = np.zeros(1, dtype=np.float32)
+            code = 0
+            for value in values:
+                total[0] += value * (1.0 / 31.0)
+                code = code * SUM_BASE + value
+            assert SUIT_SUMS[code] == total[0], values
+    for toak, table in enumerate(SCORE_TABLES):
+        codes = np.frombuffer(SCORE_CODES[toak], dtype=np.uint8).reshape(table.shape)
+        assert np.array_equal(codes, 2 * table)
+
+
+def test_discard_values_follow_the_discard_pile_through_play_and_reshuffles():
+    game = ThirtyOne(num_players=2, max_round_turns=10_000)
+    rng = np.random.default_rng(3)
+    s = game.init(rng)
+    reshuffled = 0
+    while not s.terminal and s.steps < 3000:
+        epoch = s.epoch
+        game.apply(s, int(rng.choice([a for a in legal(game, s) if a != KNOCK])), rng)
+        reshuffled += s.epoch > epoch
+        assert s.discard_values == suit_values(s.discard)
+        assert s.copy().discard_values is not s.discard_values
+    assert reshuffled
 
 
 # --- agents ---------------------------------------------------------------------------------------
