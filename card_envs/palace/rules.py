@@ -72,6 +72,19 @@ ACTION_RANK = np.tile(np.arange(NUM_RANKS), 4)  # rank of hand actions 0..51
 ACTION_COUNT = np.repeat(np.arange(1, 5), NUM_RANKS)  # cards played by hand actions 0..51
 HAND_PLAYABLE = PLAYABLE[:, ACTION_RANK]  # (14, 52): top allows the rank of hand action a
 RANK_DECK = np.repeat(np.arange(NUM_RANKS), 4)
+# (rank, cards played) of hand actions 0..51, and the source's step bonus for playing them.
+HAND_ACTIONS = tuple((a % NUM_RANKS, a // NUM_RANKS + 1) for a in range(FACE_UP_BASE))
+HAND_BONUS = (0.0, 0.25, 0.5, 0.75, 2.0)  # by cards played: k / 4, but 2 for four of a kind
+
+# Legal masks are memoised by an int key: the per-rank counts of the cards the player
+# may play from (their int8 bytes read as one little-endian int), with the bytes of ranks
+# the top forbids cleared (PLAYABLE_BYTES[top + 1]), and flag bits above them for where
+# the cards come from and whether the pile can be picked up (PICK_UP_KEY[top + 1]).
+PLAYABLE_BYTES = tuple(sum(0xFF << (8 * rank) for rank in range(NUM_RANKS) if PLAYABLE[t, rank])
+                       for t in range(NUM_RANKS + 1))
+FACE_UP_KEY = 1 << (8 * NUM_RANKS)
+BLIND_KEY = 2 << (8 * NUM_RANKS)
+PICK_UP_KEY = (0,) + (4 << (8 * NUM_RANKS),) * NUM_RANKS
 # Swap actions that exchange a rank for itself change nothing; they are never legal.
 SWAP_USEFUL = ~np.eye(NUM_RANKS, dtype=bool)
 # The source's pickup penalty weighs a picked-up rank r by 13 - r (2s cost most, aces least).
@@ -218,12 +231,14 @@ class Palace(Game):
                         "reward": reward}
         self._zero_mask = np.zeros(self.num_actions, dtype=np.int8)
         self._zero_mask.flags.writeable = False
-        self._masks: dict[Any, np.ndarray] = {}
+        self._masks: dict[int, np.ndarray] = {}
+        self._rows: dict[Play, np.ndarray] = {}  # history rows by play (a few thousand at most)
 
     def __getstate__(self) -> dict[str, Any]:
-        # The memoised masks are a cache: pickled envs (sent to subprocesses) travel light.
+        # The memoised masks and rows are caches: pickled envs (sent to subprocesses) travel light.
         state = self.__dict__.copy()
         state["_masks"] = {}
+        state["_rows"] = {}
         return state
 
     # --- dealing ------------------------------------------------------------------------
@@ -310,13 +325,15 @@ class Palace(Game):
             return self._swap_mask(s)
         p, top = s.player, s.top
         # Masks depend only on the top card and the cards the player may play from, so
-        # they are memoised by those; the cached arrays are read-only.
+        # they are memoised by those (see PLAYABLE_BYTES); the cached arrays are read-only.
         if s.hand_size[p]:
-            key = (top, s.hand[p].tobytes())
+            key = int.from_bytes(s.hand[p].tobytes(), "little") & PLAYABLE_BYTES[top + 1]
         elif s.face_up_size[p]:
-            key = (top, s.face_up[p].tobytes(), 1)
+            key = int.from_bytes(s.face_up[p].tobytes(), "little") & PLAYABLE_BYTES[top + 1]
+            key |= FACE_UP_KEY
         else:
-            key = top
+            key = BLIND_KEY
+        key |= PICK_UP_KEY[top + 1]
         mask = self._masks.get(key)
         if mask is None:
             if len(self._masks) > 200_000:
@@ -359,10 +376,10 @@ class Palace(Game):
             return None
         p = s.player
         if action < FACE_UP_BASE:
-            count, rank = divmod(action, NUM_RANKS)
-            self._take_from_hand(s, p, rank, count + 1)
-            play = self._place(s, p, FROM_HAND, rank, count + 1)
-            bonus = (count + 1) / 4.0 if count < 3 else 2.0
+            rank, count = HAND_ACTIONS[action]
+            self._take_from_hand(s, p, rank, count)
+            play = self._place(s, p, FROM_HAND, rank, count)
+            bonus = HAND_BONUS[count]
         elif action < BLIND:
             rank = action - FACE_UP_BASE
             self._take_face_up(s, p, rank)
@@ -372,9 +389,9 @@ class Palace(Game):
             play = self._play_blind(s, p, rng)
             bonus = 10.0 if play.kind == BLIND_PLAY else -5.0
         else:
-            picked = self._pick_up(s, p)
-            play = Play(p, PICKED_UP, -1, int(picked.sum()), False)
-            bonus = -_pickup_penalty(picked) if self.shaped else 0.0
+            picked, count = self._pick_up(s, p)
+            play = Play(p, PICKED_UP, -1, count, False)
+            bonus = -_pickup_penalty(picked, count) if self.shaped else 0.0
         self._record(s, play)
         self._draw_up(s, p)
         went_out = self._check_out(s, p)
@@ -386,18 +403,18 @@ class Palace(Game):
     def _take_from_hand(self, s: PalaceState, p: int, rank: int, count: int) -> None:
         """Remove ``count`` cards of ``rank`` from p's hand."""
         s.hand[p][rank] -= count
-        s.hand_size[p] -= count
-        known = int(s.known[p, rank])
-        if known:
-            # Others knew of `known` such cards; those played may have been unknown ones,
-            # so what stays certain is the rest.
-            known = max(0, known - count)
-            s.known[p, rank] = known
+        size = s.hand_size[p] = s.hand_size[p] - count
         board = s.board
         if board is not None:
-            at = p * SEAT_WIDTH
-            board[at + HAND_SIZE_AT] = s.hand_size[p] * HAND_SCALE
-            board[at + KNOWN_AT + rank] = known * COUNT_SCALE
+            board[p * SEAT_WIDTH + HAND_SIZE_AT] = size * HAND_SCALE
+        known = s.known[p]
+        if known[rank]:
+            # Others knew of some such cards; those played may have been unknown ones,
+            # so what stays certain is the rest.
+            left = max(0, int(known[rank]) - count)
+            known[rank] = left
+            if board is not None:
+                board[p * SEAT_WIDTH + KNOWN_AT + rank] = left * COUNT_SCALE
 
     def _take_face_up(self, s: PalaceState, p: int, rank: int) -> None:
         s.face_up[p, rank] -= 1
@@ -412,20 +429,21 @@ class Palace(Game):
             self._burn(s)
             return Play(p, kind, rank, count, True)
         old_top = s.top
-        s.pile[rank] += count
-        s.pile_size += count
+        pile = s.pile
+        on_pile = pile[rank] = pile[rank] + count
+        size = s.pile_size = s.pile_size + count
         if rank == old_top:
-            s.run += count
+            run = s.run = s.run + count
         else:
             s.top = rank
-            s.run = count
-        burned = s.run >= BURN_RUN
+            run = s.run = count
+        burned = run >= BURN_RUN
         board = s.board
         if board is not None:
             ix = self.index
-            board[ix.pile + rank] = s.pile[rank] * COUNT_SCALE
-            board[ix.pile_size] = s.pile_size * HAND_SCALE
-            board[ix.run] = s.run * RUN_SCALE
+            board[ix.pile + rank] = on_pile * COUNT_SCALE
+            board[ix.pile_size] = size * HAND_SCALE
+            board[ix.run] = run * RUN_SCALE
             if rank != old_top:
                 if old_top >= 0:
                     board[ix.top + old_top] = 0.0
@@ -456,23 +474,26 @@ class Palace(Game):
         s.pile_size = 0
         s.run = 0
 
-    def _pick_up(self, s: PalaceState, p: int) -> np.ndarray:
-        """Move the pile into p's hand (a run of 3s on top leaves the game); the cards taken."""
+    def _pick_up(self, s: PalaceState, p: int) -> tuple[np.ndarray, int]:
+        """Move the pile into p's hand (a run of 3s on top leaves the game); the cards taken
+        (per rank) and their number."""
+        count = s.pile_size
         if s.top == THREE:
+            count -= s.run
             s.pile[THREE] -= s.run
             s.out_cards[THREE] += s.run
             if s.board is not None:
                 s.board[self.index.out_cards + THREE] = s.out_cards[THREE] * COUNT_SCALE
         taken = s.pile.copy()
-        self._take_into_hand(s, p, taken)
+        self._take_into_hand(s, p, taken, count)
         self._clear_pile(s)
-        return taken
+        return taken, count
 
-    def _take_into_hand(self, s: PalaceState, p: int, cards: np.ndarray) -> None:
-        """Add ``cards`` (per rank) to p's hand in full view of everyone."""
+    def _take_into_hand(self, s: PalaceState, p: int, cards: np.ndarray, count: int) -> None:
+        """Add ``cards`` (per rank, ``count`` in all) to p's hand in full view of everyone."""
         s.hand[p] += cards
         s.known[p] += cards
-        s.hand_size[p] += int(cards.sum())
+        s.hand_size[p] += count
         board = s.board
         if board is not None:
             at = p * SEAT_WIDTH
@@ -491,9 +512,10 @@ class Palace(Game):
         # RULES.md: the revealed card and the whole pile (3s included) go to the hand.
         taken = s.pile.copy()
         taken[rank] += 1
-        self._take_into_hand(s, p, taken)
+        count = s.pile_size + 1
+        self._take_into_hand(s, p, taken, count)
         self._clear_pile(s)
-        return Play(p, BLIND_FAIL, rank, int(taken.sum()), False)
+        return Play(p, BLIND_FAIL, rank, count, False)
 
     def _draw_up(self, s: PalaceState, p: int) -> None:
         """Refill p's hand to 3 cards while the draw pile lasts."""
@@ -543,19 +565,29 @@ class Palace(Game):
             self._write_history_row(s.board, s.head, play)
 
     def _write_history_row(self, board: np.ndarray, row: int, play: Play) -> None:
+        values = self._rows.get(play)
+        if values is None:
+            values = self._rows[play] = self._history_row(play)
         ix = self.index
         at = ix.history + row * ix.row_width
-        board[at : at + ix.row_width] = 0.0
-        board[at + play.seat] = 1.0
-        board[at + ix.row_kind + play.kind] = 1.0
+        board[at : at + ix.row_width] = values
+
+    def _history_row(self, play: Play) -> np.ndarray:
+        """The board's history row of ``play`` (see ``BoardIndex``)."""
+        ix = self.index
+        row = np.zeros(ix.row_width, dtype=np.float32)
+        row[play.seat] = 1.0
+        row[ix.row_kind + play.kind] = 1.0
         if play.rank >= 0:
-            board[at + ix.row_rank + play.rank] = 1.0
+            row[ix.row_rank + play.rank] = 1.0
         if play.kind in PLACED:
-            board[at + ix.row_placed] = play.count * COUNT_SCALE
+            row[ix.row_placed] = play.count * COUNT_SCALE
         else:
-            board[at + ix.row_picked] = play.count * HAND_SCALE
+            row[ix.row_picked] = play.count * HAND_SCALE
         if play.burned:
-            board[at + ix.row_burned] = 1.0
+            row[ix.row_burned] = 1.0
+        row.flags.writeable = False  # shared by every board that records this play
+        return row
 
     def _swap(self, s: PalaceState, action: int) -> None:
         """Exchange a hand card for a face-up card, or end this seat's swapping."""
@@ -743,12 +775,12 @@ def _counts(ranks) -> np.ndarray:
     return np.bincount(np.asarray(list(ranks), dtype=np.int64), minlength=NUM_RANKS).astype(np.int8)
 
 
-def _pickup_penalty(picked: np.ndarray) -> float:
-    """The source's cost of picking up ``picked``: size/13 x the mean weight of non-3/7 cards."""
-    total = int(picked.sum())
+def _pickup_penalty(picked: np.ndarray, total: int) -> float:
+    """The source's cost of picking up ``picked`` (``total`` cards): size/13 x the mean weight
+    of non-3/7 cards."""
     if total == 0:
         return 0.0
-    weighed = int(picked.sum() - picked[THREE] - picked[SEVEN])
+    weighed = int(total - picked[THREE] - picked[SEVEN])
     if weighed == 0:
         return 0.5
     return total / NUM_RANKS * float(PICKUP_WEIGHT @ picked) / weighed
