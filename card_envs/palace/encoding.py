@@ -7,7 +7,6 @@ import numpy as np
 from card_envs.core.cards import NUM_RANKS
 from card_envs.core.encoding import Encoder, Piece
 from card_envs.palace.rules import (
-    COUNT_SCALE,
     FACE_DOWN_AT,
     FACE_UP_AT,
     FROM_HAND,
@@ -16,11 +15,11 @@ from card_envs.palace.rules import (
     NUM_PLAY_ACTIONS,
     OUT_AT,
     PLACED,
+    QUARTERS,
     Palace,
     PalaceView,
 )
 
-_QUARTERS = np.arange(5, dtype=np.float32) * COUNT_SCALE  # cards of a rank (0..4) / 4
 _PLAY_ROW = ("seat one-hot (me, then the seats after me in order), kind one-hot (hand, face-up, "
              "blind, failed blind, pick-up), rank one-hot 2..A (the revealed card for a failed "
              "blind play; none for a pick-up), cards placed / 4, cards taken into the hand / 52, "
@@ -100,14 +99,14 @@ class DefaultEncoder(Encoder):
 
     def encode(self, v: PalaceView) -> np.ndarray:
         obs = v.board.take(self._gather[v.player][v.head])
-        obs[:NUM_RANKS] = _QUARTERS.take(v.hand)
+        obs[:NUM_RANKS] = QUARTERS.take(v.hand)
         return obs
 
     def encode_state(self, s, seat: int) -> np.ndarray:
         # what encode() reads from the view, read from the state: the public board and
         # this seat's own hand
         obs = s.board.take(self._gather[seat][s.head])
-        obs[:NUM_RANKS] = _QUARTERS.take(s.hand[seat])
+        obs[:NUM_RANKS] = QUARTERS.take(s.hand[seat])
         return obs
 
 

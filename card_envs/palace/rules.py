@@ -68,23 +68,24 @@ def _playable_table() -> np.ndarray:
 
 
 PLAYABLE = _playable_table()
-ACTION_RANK = np.tile(np.arange(NUM_RANKS), 4)  # rank of hand actions 0..51
-ACTION_COUNT = np.repeat(np.arange(1, 5), NUM_RANKS)  # cards played by hand actions 0..51
-HAND_PLAYABLE = PLAYABLE[:, ACTION_RANK]  # (14, 52): top allows the rank of hand action a
 RANK_DECK = np.repeat(np.arange(NUM_RANKS), 4)
 # (rank, cards played) of hand actions 0..51, and the source's step bonus for playing them.
 HAND_ACTIONS = tuple((a % NUM_RANKS, a // NUM_RANKS + 1) for a in range(FACE_UP_BASE))
 HAND_BONUS = (0.0, 0.25, 0.5, 0.75, 2.0)  # by cards played: k / 4, but 2 for four of a kind
 
-# Legal masks are memoised by an int key: the per-rank counts of the cards the player
-# may play from (their int8 bytes read as one little-endian int), with the bytes of ranks
-# the top forbids cleared (PLAYABLE_BYTES[top + 1]), and flag bits above them for where
-# the cards come from and whether the pile can be picked up (PICK_UP_KEY[top + 1]).
+# Play-phase legal masks are memoised by an int key that says all they depend on: the
+# cards per rank the player may play from (their int8 bytes read as one little-endian
+# int, byte r = rank r), with the bytes of ranks the top forbids cleared (& PLAYABLE_BYTES
+# [top + 1]), and flag bits above them: the cards are face-up ones, the player plays
+# blind, the pile can be picked up (KEY_PILE[top + 1]).
 PLAYABLE_BYTES = tuple(sum(0xFF << (8 * rank) for rank in range(NUM_RANKS) if PLAYABLE[t, rank])
                        for t in range(NUM_RANKS + 1))
-FACE_UP_KEY = 1 << (8 * NUM_RANKS)
-BLIND_KEY = 2 << (8 * NUM_RANKS)
-PICK_UP_KEY = (0,) + (4 << (8 * NUM_RANKS),) * NUM_RANKS
+KEY_COUNTS = (1 << (8 * NUM_RANKS)) - 1
+KEY_FACE_UP = 1 << (8 * NUM_RANKS)
+KEY_BLIND = 2 << (8 * NUM_RANKS)
+KEY_PILE = (0,) + (4 << (8 * NUM_RANKS),) * NUM_RANKS
+# MORE_THAN[k]: bytes.translate table of a count byte to 1 if it is more than k, else 0.
+MORE_THAN = tuple(bytes(int(c > k) for c in range(256)) for k in range(4))
 # Swap actions that exchange a rank for itself change nothing; they are never legal.
 SWAP_USEFUL = ~np.eye(NUM_RANKS, dtype=bool)
 # The source's pickup penalty weighs a picked-up rank r by 13 - r (2s cost most, aces least).
@@ -96,6 +97,7 @@ HAND_SCALE = 1.0 / DECK_SIZE
 COUNT_SCALE = 0.25  # at most 4 cards of a rank
 FACE_DOWN_SCALE = 1.0 / DEAL_EACH
 RUN_SCALE = 1.0 / (BURN_RUN - 1)  # the longest run that stays on the pile
+QUARTERS = np.arange(5, dtype=np.float32) * COUNT_SCALE  # cards of a rank (0..4) / 4, by take
 
 # Offsets inside one seat's block of the board.
 SEAT_WIDTH = 29
@@ -324,37 +326,36 @@ class Palace(Game):
         if s.swapping:
             return self._swap_mask(s)
         p, top = s.player, s.top
-        # Masks depend only on the top card and the cards the player may play from, so
-        # they are memoised by those (see PLAYABLE_BYTES); the cached arrays are read-only.
+        # The player plays from the hand, else from face-up, else blind.
         if s.hand_size[p]:
             key = int.from_bytes(s.hand[p].tobytes(), "little") & PLAYABLE_BYTES[top + 1]
         elif s.face_up_size[p]:
             key = int.from_bytes(s.face_up[p].tobytes(), "little") & PLAYABLE_BYTES[top + 1]
-            key |= FACE_UP_KEY
+            key |= KEY_FACE_UP
         else:
-            key = BLIND_KEY
-        key |= PICK_UP_KEY[top + 1]
+            key = KEY_BLIND
+        key |= KEY_PILE[top + 1]
         mask = self._masks.get(key)
         if mask is None:
             if len(self._masks) > 200_000:
                 self._masks.clear()
-            mask = self._fresh_mask(s)
-            mask.flags.writeable = False
-            self._masks[key] = mask
+            mask = self._masks[key] = self._mask_of_key(key)
         return mask
 
-    def _fresh_mask(self, s: PalaceState) -> np.ndarray:
-        """The play-phase mask of ``s.player``: hand first, then face-up, then blind."""
-        p, top = s.player, s.top
-        mask = np.zeros(self.num_actions, dtype=np.int8)
-        if s.hand_size[p]:
-            mask[:FACE_UP_BASE] = (s.hand[p][ACTION_RANK] >= ACTION_COUNT) & HAND_PLAYABLE[top + 1]
-        elif s.face_up_size[p]:
-            mask[FACE_UP_BASE:BLIND] = (s.face_up[p] > 0) & PLAYABLE[top + 1]
+    def _mask_of_key(self, key: int) -> np.ndarray:
+        """The (read-only) play-phase mask that a ``_legal_mask`` key stands for."""
+        counts = (key & KEY_COUNTS).to_bytes(NUM_RANKS, "little")  # playable cards per rank
+        if key & KEY_BLIND:
+            # Never restricted by the top card: the player can't see its card.
+            mask = bytes(BLIND) + b"\1" + bytes(PICK_UP - BLIND - 1)
+        elif key & KEY_FACE_UP:
+            mask = bytes(FACE_UP_BASE) + counts.translate(MORE_THAN[0]) + bytes(PICK_UP - BLIND)
         else:
-            mask[BLIND] = 1  # never restricted by the top card: the player can't see its card
-        mask[PICK_UP] = top >= 0
-        return mask
+            # Hand action 13 * k + r is legal when more than k cards of rank r are playable.
+            mask = b"".join([counts.translate(more) for more in MORE_THAN])
+            mask += bytes(PICK_UP - FACE_UP_BASE)
+        mask += b"\1" if key & KEY_PILE[-1] else b"\0"
+        return np.frombuffer(mask + bytes(self.num_actions - NUM_PLAY_ACTIONS), dtype=np.int8)
 
     def _swap_mask(self, s: PalaceState) -> np.ndarray:
         """Swap-phase mask: any hand rank for any other face-up rank, or done."""
@@ -402,35 +403,36 @@ class Palace(Game):
 
     def _take_from_hand(self, s: PalaceState, p: int, rank: int, count: int) -> None:
         """Remove ``count`` cards of ``rank`` from p's hand."""
-        s.hand[p][rank] -= count
+        # Per-step code reads array entries with .item(): arithmetic on numpy scalars is slow.
+        hand = s.hand[p]
+        hand[rank] = hand.item(rank) - count
         size = s.hand_size[p] = s.hand_size[p] - count
         board = s.board
         if board is not None:
             board[p * SEAT_WIDTH + HAND_SIZE_AT] = size * HAND_SCALE
-        known = s.known[p]
-        if known[rank]:
-            # Others knew of some such cards; those played may have been unknown ones,
+        known = s.known.item(p, rank)
+        if known:
+            # Others knew of `known` such cards; those played may have been unknown ones,
             # so what stays certain is the rest.
-            left = max(0, int(known[rank]) - count)
-            known[rank] = left
+            left = s.known[p, rank] = max(0, known - count)
             if board is not None:
                 board[p * SEAT_WIDTH + KNOWN_AT + rank] = left * COUNT_SCALE
 
     def _take_face_up(self, s: PalaceState, p: int, rank: int) -> None:
-        s.face_up[p, rank] -= 1
+        left = s.face_up[p, rank] = s.face_up.item(p, rank) - 1
         s.face_up_size[p] -= 1
         if s.board is not None:
-            s.board[p * SEAT_WIDTH + FACE_UP_AT + rank] = s.face_up[p, rank] * COUNT_SCALE
+            s.board[p * SEAT_WIDTH + FACE_UP_AT + rank] = left * COUNT_SCALE
 
     def _place(self, s: PalaceState, p: int, kind: int, rank: int, count: int) -> Play:
         """Put ``count`` cards of ``rank`` on the pile; a 10 or a fourth in a row burns it."""
         if rank == TEN:
-            s.out_cards[TEN] += count
+            s.out_cards[TEN] = s.out_cards.item(TEN) + count
             self._burn(s)
             return Play(p, kind, rank, count, True)
         old_top = s.top
         pile = s.pile
-        on_pile = pile[rank] = pile[rank] + count
+        on_pile = pile[rank] = pile.item(rank) + count
         size = s.pile_size = s.pile_size + count
         if rank == old_top:
             run = s.run = s.run + count
@@ -457,7 +459,7 @@ class Palace(Game):
         s.out_cards += s.pile
         if s.board is not None:
             at = self.index.out_cards
-            s.board[at : at + 13] = s.out_cards * COUNT_SCALE
+            s.board[at : at + 13] = QUARTERS.take(s.out_cards)
         self._clear_pile(s)
 
     def _clear_pile(self, s: PalaceState) -> None:
@@ -480,10 +482,10 @@ class Palace(Game):
         count = s.pile_size
         if s.top == THREE:
             count -= s.run
-            s.pile[THREE] -= s.run
-            s.out_cards[THREE] += s.run
+            s.pile[THREE] = s.pile.item(THREE) - s.run
+            out = s.out_cards[THREE] = s.out_cards.item(THREE) + s.run
             if s.board is not None:
-                s.board[self.index.out_cards + THREE] = s.out_cards[THREE] * COUNT_SCALE
+                s.board[self.index.out_cards + THREE] = out * COUNT_SCALE
         taken = s.pile.copy()
         self._take_into_hand(s, p, taken, count)
         self._clear_pile(s)
@@ -492,13 +494,14 @@ class Palace(Game):
     def _take_into_hand(self, s: PalaceState, p: int, cards: np.ndarray, count: int) -> None:
         """Add ``cards`` (per rank, ``count`` in all) to p's hand in full view of everyone."""
         s.hand[p] += cards
-        s.known[p] += cards
+        known = s.known[p]
+        known += cards
         s.hand_size[p] += count
         board = s.board
         if board is not None:
             at = p * SEAT_WIDTH
             board[at + HAND_SIZE_AT] = s.hand_size[p] * HAND_SCALE
-            board[at + KNOWN_AT : at + KNOWN_AT + 13] = s.known[p] * COUNT_SCALE
+            board[at + KNOWN_AT : at + KNOWN_AT + 13] = QUARTERS.take(known)
 
     def _play_blind(self, s: PalaceState, p: int, rng: np.random.Generator) -> Play:
         """Turn up a random face-down card: play it if legal, else take it and the pile."""
@@ -525,7 +528,8 @@ class Palace(Game):
         hand, draw = s.hand[p], s.draw
         take = min(need, len(draw))
         for _ in range(take):
-            hand[draw.pop()] += 1
+            rank = draw.pop()
+            hand[rank] = hand.item(rank) + 1
         s.hand_size[p] += take
         if s.board is not None:
             s.board[p * SEAT_WIDTH + HAND_SIZE_AT] = s.hand_size[p] * HAND_SCALE
