@@ -234,13 +234,19 @@ class Palace(Game):
         self._zero_mask = np.zeros(self.num_actions, dtype=np.int8)
         self._zero_mask.flags.writeable = False
         self._masks: dict[int, np.ndarray] = {}
-        self._rows: dict[Play, np.ndarray] = {}  # history rows by play (a few thousand at most)
+        # Every Play made so far with its history row, by its fields (see _record).
+        self._plays: dict[tuple, tuple[Play, np.ndarray]] = {}
+        ix = self.index
+        self._row_slices = [slice(ix.history + row * ix.row_width,
+                                  ix.history + (row + 1) * ix.row_width)
+                            for row in range(ix.history_rows)]
 
     def __getstate__(self) -> dict[str, Any]:
-        # The memoised masks and rows are caches: pickled envs (sent to subprocesses) travel light.
+        # The memoised masks and plays are caches: pickled envs (sent to subprocesses) travel
+        # light.
         state = self.__dict__.copy()
         state["_masks"] = {}
-        state["_rows"] = {}
+        state["_plays"] = {}
         return state
 
     # --- dealing ------------------------------------------------------------------------
@@ -318,7 +324,7 @@ class Palace(Game):
         board[ix.swapping] = s.swapping
         rows = ix.history_rows
         for age, play in enumerate(reversed(s.history[-rows:])):
-            self._write_history_row(board, (s.head - age) % rows, play)
+            board[self._row_slices[(s.head - age) % rows]] = self._history_row(play)
         return board
 
     # --- legal actions ------------------------------------------------------------------
@@ -377,26 +383,28 @@ class Palace(Game):
             return None
         p = s.player
         if action < FACE_UP_BASE:
+            kind = FROM_HAND
             rank, count = HAND_ACTIONS[action]
             self._take_from_hand(s, p, rank, count)
-            play = self._place(s, p, FROM_HAND, rank, count)
+            burned = self._place(s, rank, count)
             bonus = HAND_BONUS[count]
         elif action < BLIND:
-            rank = action - FACE_UP_BASE
+            kind, rank, count = FROM_FACE_UP, action - FACE_UP_BASE, 1
             self._take_face_up(s, p, rank)
-            play = self._place(s, p, FROM_FACE_UP, rank, 1)
+            burned = self._place(s, rank, 1)
             bonus = 5.0
         elif action == BLIND:
-            play = self._play_blind(s, p, rng)
-            bonus = 10.0 if play.kind == BLIND_PLAY else -5.0
+            kind, rank, count, burned = self._play_blind(s, p, rng)
+            bonus = 10.0 if kind == BLIND_PLAY else -5.0
         else:
+            kind, rank, burned = PICKED_UP, -1, False
             picked, count = self._pick_up(s, p)
-            play = Play(p, PICKED_UP, -1, count, False)
             bonus = -_pickup_penalty(picked, count) if self.shaped else 0.0
-        self._record(s, play)
-        self._draw_up(s, p)
+        self._record(s, p, kind, rank, count, burned)
+        if s.draw and s.hand_size[p] < HAND_TARGET:
+            self._draw_up(s, p)
         went_out = self._check_out(s, p)
-        self._pass_turn(s, p, again=play.burned)
+        self._pass_turn(s, p, again=burned)
         if not self.shaped:
             return self.payoffs(s) if s.terminal else None
         return self._shaped_rewards(s, p, bonus, went_out)
@@ -424,12 +432,13 @@ class Palace(Game):
         if s.board is not None:
             s.board[p * SEAT_WIDTH + FACE_UP_AT + rank] = left * COUNT_SCALE
 
-    def _place(self, s: PalaceState, p: int, kind: int, rank: int, count: int) -> Play:
-        """Put ``count`` cards of ``rank`` on the pile; a 10 or a fourth in a row burns it."""
+    def _place(self, s: PalaceState, rank: int, count: int) -> bool:
+        """Put ``count`` cards of ``rank`` on the pile; a 10 or a fourth in a row burns it
+        (returns whether it burned)."""
         if rank == TEN:
             s.out_cards[TEN] = s.out_cards.item(TEN) + count
             self._burn(s)
-            return Play(p, kind, rank, count, True)
+            return True
         old_top = s.top
         pile = s.pile
         on_pile = pile[rank] = pile.item(rank) + count
@@ -452,7 +461,7 @@ class Palace(Game):
                 board[ix.top + rank] = 1.0
         if burned:
             self._burn(s)
-        return Play(p, kind, rank, count, burned)
+        return burned
 
     def _burn(self, s: PalaceState) -> None:
         """The whole pile leaves the game."""
@@ -503,30 +512,29 @@ class Palace(Game):
             board[at + HAND_SIZE_AT] = s.hand_size[p] * HAND_SCALE
             board[at + KNOWN_AT : at + KNOWN_AT + 13] = QUARTERS.take(known)
 
-    def _play_blind(self, s: PalaceState, p: int, rng: np.random.Generator) -> Play:
-        """Turn up a random face-down card: play it if legal, else take it and the pile."""
+    def _play_blind(self, s: PalaceState, p: int,
+                    rng: np.random.Generator) -> tuple[int, int, int, bool]:
+        """Turn up a random face-down card: play it if legal, else take it and the pile.
+        Returns the play's kind, rank, count and whether it burned (see ``Play``)."""
         cards = s.face_down[p]
         rank = cards.pop(int(rng.random() * len(cards)))
         s.face_down_size[p] -= 1
         if s.board is not None:
             s.board[p * SEAT_WIDTH + FACE_DOWN_AT] = s.face_down_size[p] * FACE_DOWN_SCALE
         if PLAYABLE[s.top + 1, rank]:
-            return self._place(s, p, BLIND_PLAY, rank, 1)
+            return BLIND_PLAY, rank, 1, self._place(s, rank, 1)
         # RULES.md: the revealed card and the whole pile (3s included) go to the hand.
         taken = s.pile.copy()
         taken[rank] += 1
         count = s.pile_size + 1
         self._take_into_hand(s, p, taken, count)
         self._clear_pile(s)
-        return Play(p, BLIND_FAIL, rank, count, False)
+        return BLIND_FAIL, rank, count, False
 
     def _draw_up(self, s: PalaceState, p: int) -> None:
-        """Refill p's hand to 3 cards while the draw pile lasts."""
-        need = HAND_TARGET - s.hand_size[p]
-        if need <= 0 or not s.draw:
-            return
+        """Refill p's hand (short of 3 cards) from the draw pile while it lasts."""
         hand, draw = s.hand[p], s.draw
-        take = min(need, len(draw))
+        take = min(HAND_TARGET - s.hand_size[p], len(draw))
         for _ in range(take):
             rank = draw.pop()
             hand[rank] = hand.item(rank) + 1
@@ -558,23 +566,23 @@ class Palace(Game):
             q = (q + 1) % n
         s.player = q
 
-    def _record(self, s: PalaceState, play: Play) -> None:
-        """Append ``play`` to the history and to the board's ring of recent plays."""
+    def _record(self, s: PalaceState, *fields) -> None:
+        """Append the ``Play`` of these fields to the history and to the board's ring of
+        recent plays."""
+        # The few thousand possible plays are made once each, with their board rows.
+        known = self._plays.get(fields)
+        if known is None:
+            play = Play(*fields)
+            known = self._plays[fields] = (play, self._history_row(play))
+        play, row = known
         history = s.history
         history.append(play)
-        if len(history) > self.index.history_rows:
+        rows = self.index.history_rows
+        if len(history) > rows:
             del history[0]
-        s.head = (s.head + 1) % self.index.history_rows
+        head = s.head = (s.head + 1) % rows
         if s.board is not None:
-            self._write_history_row(s.board, s.head, play)
-
-    def _write_history_row(self, board: np.ndarray, row: int, play: Play) -> None:
-        values = self._rows.get(play)
-        if values is None:
-            values = self._rows[play] = self._history_row(play)
-        ix = self.index
-        at = ix.history + row * ix.row_width
-        board[at : at + ix.row_width] = values
+            s.board[self._row_slices[head]] = row
 
     def _history_row(self, play: Play) -> np.ndarray:
         """The board's history row of ``play`` (see ``BoardIndex``)."""
@@ -590,7 +598,6 @@ class Palace(Game):
             row[ix.row_picked] = play.count * HAND_SCALE
         if play.burned:
             row[ix.row_burned] = 1.0
-        row.flags.writeable = False  # shared by every board that records this play
         return row
 
     def _swap(self, s: PalaceState, action: int) -> None:
