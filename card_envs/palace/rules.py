@@ -167,12 +167,14 @@ class PalaceState(State):
     on top); out_cards: int8 per rank of cards out of the game; is_out, finished
     (seats in the order they went out), loser (-1 until the end); history: the last
     plays (``Play``), newest last; swapping: the swap phase is on; board/head: the
-    public board vector and its newest history row (see ``BoardIndex``).
+    public board vector and its newest history row (see ``BoardIndex``); hand_board:
+    (n, 13) float32, each hand per rank / 4 (private: the one part of a seat's
+    observation not on the board), kept up to date in place like the board (None with it).
     """
 
     __slots__ = ("hand", "hand_size", "face_up", "face_up_size", "face_down", "face_down_size",
                  "known", "draw", "pile", "pile_size", "top", "run", "out_cards", "is_out",
-                 "finished", "loser", "history", "swapping", "board", "head")
+                 "finished", "loser", "history", "swapping", "board", "head", "hand_board")
 
     def copy(self) -> PalaceState:
         """An independent copy (written out field by field: searches copy states often)."""
@@ -197,6 +199,7 @@ class PalaceState(State):
         new.swapping = self.swapping
         new.board = None if self.board is None else self.board.copy()
         new.head = self.head
+        new.hand_board = None if self.hand_board is None else self.hand_board.copy()
         return new
 
 
@@ -301,6 +304,7 @@ class Palace(Game):
         s.swapping = self.swap_phase if swapping is None else swapping
         s.head = 0
         s.board = self.fresh_board(s) if board else None
+        s.hand_board = self.fresh_hand_board(s) if board else None
         return s
 
     def fresh_board(self, s: PalaceState) -> np.ndarray:
@@ -326,6 +330,10 @@ class Palace(Game):
         for age, play in enumerate(reversed(s.history[-rows:])):
             board[self._row_slices[(s.head - age) % rows]] = self._history_row(play)
         return board
+
+    def fresh_hand_board(self, s: PalaceState) -> np.ndarray:
+        """The hand board of ``s`` computed from scratch (``_apply`` keeps it up to date)."""
+        return QUARTERS.take(np.stack(s.hand))
 
     # --- legal actions ------------------------------------------------------------------
     def _legal_mask(self, s: PalaceState) -> np.ndarray:
@@ -413,11 +421,12 @@ class Palace(Game):
         """Remove ``count`` cards of ``rank`` from p's hand."""
         # Per-step code reads array entries with .item(): arithmetic on numpy scalars is slow.
         hand = s.hand[p]
-        hand[rank] = hand.item(rank) - count
+        left = hand[rank] = hand.item(rank) - count
         size = s.hand_size[p] = s.hand_size[p] - count
         board = s.board
         if board is not None:
             board[p * SEAT_WIDTH + HAND_SIZE_AT] = size * HAND_SCALE
+            s.hand_board[p, rank] = left * COUNT_SCALE
         known = s.known.item(p, rank)
         if known:
             # Others knew of `known` such cards; those played may have been unknown ones,
@@ -502,12 +511,13 @@ class Palace(Game):
 
     def _take_into_hand(self, s: PalaceState, p: int, cards: np.ndarray, count: int) -> None:
         """Add ``cards`` (per rank, ``count`` in all) to p's hand in full view of everyone."""
-        s.hand[p] += cards
-        known = s.known[p]
+        hand, known = s.hand[p], s.known[p]
+        hand += cards
         known += cards
         s.hand_size[p] += count
         board = s.board
         if board is not None:
+            s.hand_board[p] = QUARTERS.take(hand)
             at = p * SEAT_WIDTH
             board[at + HAND_SIZE_AT] = s.hand_size[p] * HAND_SCALE
             board[at + KNOWN_AT : at + KNOWN_AT + 13] = QUARTERS.take(known)
@@ -533,11 +543,13 @@ class Palace(Game):
 
     def _draw_up(self, s: PalaceState, p: int) -> None:
         """Refill p's hand (short of 3 cards) from the draw pile while it lasts."""
-        hand, draw = s.hand[p], s.draw
+        hand, draw, quarters = s.hand[p], s.draw, s.hand_board
         take = min(HAND_TARGET - s.hand_size[p], len(draw))
         for _ in range(take):
             rank = draw.pop()
-            hand[rank] = hand.item(rank) + 1
+            held = hand[rank] = hand.item(rank) + 1
+            if quarters is not None:
+                quarters[p, rank] = held * COUNT_SCALE
         s.hand_size[p] += take
         if s.board is not None:
             s.board[p * SEAT_WIDTH + HAND_SIZE_AT] = s.hand_size[p] * HAND_SCALE
@@ -626,6 +638,7 @@ class Palace(Game):
             for rank in (given, taken):
                 s.board[at + FACE_UP_AT + rank] = face_up[rank] * COUNT_SCALE
                 s.board[at + KNOWN_AT + rank] = known[rank] * COUNT_SCALE
+                s.hand_board[p, rank] = hand[rank] * COUNT_SCALE
 
     def _shaped_rewards(self, s: PalaceState, p: int, bonus: float, went_out: bool) -> np.ndarray:
         """Source 000's blog-era step rewards for the actor, plus the terminal payoffs."""
@@ -718,6 +731,7 @@ class Palace(Game):
             assert len(s.finished) == n - 1 and not s.is_out[s.loser]
         if s.board is not None:
             assert np.array_equal(s.board, self.fresh_board(s)), "board matches the state"
+            assert np.array_equal(s.hand_board, self.fresh_hand_board(s)), "hand board too"
 
     def randomize_hidden(self, s: PalaceState, player: int,
                          rng: np.random.Generator) -> PalaceState:
@@ -739,6 +753,8 @@ class Palace(Game):
             size = int(u.sum())
             new.hand[q] = (s.known[q] + _counts(pool[at : at + size])).astype(np.int8)
             at += size
+        if new.hand_board is not None:
+            new.hand_board = self.fresh_hand_board(new)
         return new
 
     # --- names --------------------------------------------------------------------------
