@@ -104,9 +104,9 @@ class DefaultEncoder(Encoder):
 
     def encode_state(self, s, seat: int) -> np.ndarray:
         # what encode() reads from the view, read from the state: the public board and
-        # this seat's own hand (kept / 4 in the state's hand board)
+        # this seat's own hand (kept / 4 in the state's hand quarters)
         obs = s.board.take(self._gather[seat][s.head])
-        obs[:NUM_RANKS] = s.hand_board[seat]
+        obs[:NUM_RANKS] = s.hand_quarters[seat]
         return obs
 
 

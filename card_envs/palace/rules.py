@@ -167,14 +167,15 @@ class PalaceState(State):
     on top); out_cards: int8 per rank of cards out of the game; is_out, finished
     (seats in the order they went out), loser (-1 until the end); history: the last
     plays (``Play``), newest last; swapping: the swap phase is on; board/head: the
-    public board vector and its newest history row (see ``BoardIndex``); hand_board:
-    (n, 13) float32, each hand per rank / 4 (private: the one part of a seat's
+    public board vector and its newest history row (see ``BoardIndex``); hand_quarters:
+    per seat a float32 array of its hand per rank / 4 (private: the one part of a seat's
     observation not on the board), kept up to date in place like the board (None with it).
     """
 
     __slots__ = ("hand", "hand_size", "face_up", "face_up_size", "face_down", "face_down_size",
                  "known", "draw", "pile", "pile_size", "top", "run", "out_cards", "is_out",
-                 "finished", "loser", "history", "swapping", "board", "head", "hand_board")
+                 "finished", "loser", "history", "swapping", "board", "head",
+                 "hand_quarters")
 
     def copy(self) -> PalaceState:
         """An independent copy (written out field by field: searches copy states often)."""
@@ -199,7 +200,8 @@ class PalaceState(State):
         new.swapping = self.swapping
         new.board = None if self.board is None else self.board.copy()
         new.head = self.head
-        new.hand_board = None if self.hand_board is None else self.hand_board.copy()
+        new.hand_quarters = None if self.hand_quarters is None else [
+            h.copy() for h in self.hand_quarters]
         return new
 
 
@@ -304,7 +306,7 @@ class Palace(Game):
         s.swapping = self.swap_phase if swapping is None else swapping
         s.head = 0
         s.board = self.fresh_board(s) if board else None
-        s.hand_board = self.fresh_hand_board(s) if board else None
+        s.hand_quarters = self.fresh_hand_quarters(s) if board else None
         return s
 
     def fresh_board(self, s: PalaceState) -> np.ndarray:
@@ -331,9 +333,9 @@ class Palace(Game):
             board[self._row_slices[(s.head - age) % rows]] = self._history_row(play)
         return board
 
-    def fresh_hand_board(self, s: PalaceState) -> np.ndarray:
-        """The hand board of ``s`` computed from scratch (``_apply`` keeps it up to date)."""
-        return QUARTERS.take(np.stack(s.hand))
+    def fresh_hand_quarters(self, s: PalaceState) -> list[np.ndarray]:
+        """The hand quarters of ``s`` computed from scratch (``_apply`` keeps them up to date)."""
+        return [QUARTERS.take(hand) for hand in s.hand]
 
     # --- legal actions ------------------------------------------------------------------
     def _legal_mask(self, s: PalaceState) -> np.ndarray:
@@ -366,7 +368,7 @@ class Palace(Game):
             mask = bytes(FACE_UP_BASE) + counts.translate(MORE_THAN[0]) + bytes(PICK_UP - BLIND)
         else:
             # Hand action 13 * k + r is legal when more than k cards of rank r are playable.
-            mask = b"".join([counts.translate(more) for more in MORE_THAN])
+            mask = b"".join(map(counts.translate, MORE_THAN))
             mask += bytes(PICK_UP - FACE_UP_BASE)
         mask += b"\1" if key & KEY_PILE[-1] else b"\0"
         return np.frombuffer(mask + bytes(self.num_actions - NUM_PLAY_ACTIONS), dtype=np.int8)
@@ -426,7 +428,7 @@ class Palace(Game):
         board = s.board
         if board is not None:
             board[p * SEAT_WIDTH + HAND_SIZE_AT] = size * HAND_SCALE
-            s.hand_board[p, rank] = left * COUNT_SCALE
+            s.hand_quarters[p][rank] = left * COUNT_SCALE
         known = s.known.item(p, rank)
         if known:
             # Others knew of `known` such cards; those played may have been unknown ones,
@@ -489,7 +491,7 @@ class Palace(Game):
                 board[ix.top + s.top] = 0.0
             board[ix.pile_size] = 0.0
             board[ix.run] = 0.0
-        s.pile[:] = 0
+        s.pile.fill(0)
         s.top = -1
         s.pile_size = 0
         s.run = 0
@@ -517,7 +519,7 @@ class Palace(Game):
         s.hand_size[p] += count
         board = s.board
         if board is not None:
-            s.hand_board[p] = QUARTERS.take(hand)
+            s.hand_quarters[p] = QUARTERS.take(hand)
             at = p * SEAT_WIDTH
             board[at + HAND_SIZE_AT] = s.hand_size[p] * HAND_SCALE
             board[at + KNOWN_AT : at + KNOWN_AT + 13] = QUARTERS.take(known)
@@ -543,13 +545,14 @@ class Palace(Game):
 
     def _draw_up(self, s: PalaceState, p: int) -> None:
         """Refill p's hand (short of 3 cards) from the draw pile while it lasts."""
-        hand, draw, quarters = s.hand[p], s.draw, s.hand_board
+        hand, draw = s.hand[p], s.draw
+        quarters = None if s.hand_quarters is None else s.hand_quarters[p]
         take = min(HAND_TARGET - s.hand_size[p], len(draw))
         for _ in range(take):
             rank = draw.pop()
             held = hand[rank] = hand.item(rank) + 1
             if quarters is not None:
-                quarters[p, rank] = held * COUNT_SCALE
+                quarters[rank] = held * COUNT_SCALE
         s.hand_size[p] += take
         if s.board is not None:
             s.board[p * SEAT_WIDTH + HAND_SIZE_AT] = s.hand_size[p] * HAND_SCALE
@@ -638,7 +641,7 @@ class Palace(Game):
             for rank in (given, taken):
                 s.board[at + FACE_UP_AT + rank] = face_up[rank] * COUNT_SCALE
                 s.board[at + KNOWN_AT + rank] = known[rank] * COUNT_SCALE
-                s.hand_board[p, rank] = hand[rank] * COUNT_SCALE
+                s.hand_quarters[p][rank] = hand[rank] * COUNT_SCALE
 
     def _shaped_rewards(self, s: PalaceState, p: int, bonus: float, went_out: bool) -> np.ndarray:
         """Source 000's blog-era step rewards for the actor, plus the terminal payoffs."""
@@ -731,7 +734,7 @@ class Palace(Game):
             assert len(s.finished) == n - 1 and not s.is_out[s.loser]
         if s.board is not None:
             assert np.array_equal(s.board, self.fresh_board(s)), "board matches the state"
-            assert np.array_equal(s.hand_board, self.fresh_hand_board(s)), "hand board too"
+            assert np.array_equal(s.hand_quarters, self.fresh_hand_quarters(s)), "hand quarters"
 
     def randomize_hidden(self, s: PalaceState, player: int,
                          rng: np.random.Generator) -> PalaceState:
@@ -753,8 +756,8 @@ class Palace(Game):
             size = int(u.sum())
             new.hand[q] = (s.known[q] + _counts(pool[at : at + size])).astype(np.int8)
             at += size
-        if new.hand_board is not None:
-            new.hand_board = self.fresh_hand_board(new)
+        if new.hand_quarters is not None:
+            new.hand_quarters = self.fresh_hand_quarters(new)
         return new
 
     # --- names --------------------------------------------------------------------------
