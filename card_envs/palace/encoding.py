@@ -135,8 +135,18 @@ class OriginalEncoder(Encoder):
         ]
 
     def encode(self, v: PalaceView) -> np.ndarray:
+        return self._encode(v.history, v.hand, v.legal)
+
+    def encode_state(self, s, seat: int) -> np.ndarray:
+        # what encode() reads from the view, read from the state: the public history, this
+        # seat's own hand, and its legal mask (zeros unless it is to act)
+        to_act = s.player == seat and not (s.terminal or s.truncated)
+        legal = self.game.legal_mask(s) if to_act else self.game._zero_mask
+        return self._encode(s.history, s.hand[seat], legal)
+
+    def _encode(self, history, hand, legal) -> np.ndarray:
         obs = np.zeros(self.size, dtype=np.float32)
-        recent = v.history[-3:]
+        recent = history[-3:]
         at = 13 * (3 - len(recent))
         for play in recent:
             if play.kind in PLACED:
@@ -144,8 +154,8 @@ class OriginalEncoder(Encoder):
             else:
                 obs[at : at + 13] = -1.0
             at += 13
-        obs[39:52] = v.hand
-        obs[52:] = v.legal[:NUM_PLAY_ACTIONS]
+        obs[39:52] = hand
+        obs[52:] = legal[:NUM_PLAY_ACTIONS]
         return obs
 
 
