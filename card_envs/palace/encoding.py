@@ -7,7 +7,6 @@ import numpy as np
 from card_envs.core.cards import NUM_RANKS
 from card_envs.core.encoding import Encoder, Piece
 from card_envs.palace.rules import (
-    COUNT_SCALE,
     FACE_DOWN_AT,
     FACE_UP_AT,
     FROM_HAND,
@@ -16,11 +15,11 @@ from card_envs.palace.rules import (
     NUM_PLAY_ACTIONS,
     OUT_AT,
     PLACED,
+    QUARTERS,
     Palace,
     PalaceView,
 )
 
-_QUARTERS = np.arange(5, dtype=np.float32) * COUNT_SCALE  # cards of a rank (0..4) / 4
 _PLAY_ROW = ("seat one-hot (me, then the seats after me in order), kind one-hot (hand, face-up, "
              "blind, failed blind, pick-up), rank one-hot 2..A (the revealed card for a failed "
              "blind play; none for a pick-up), cards placed / 4, cards taken into the hand / 52, "
@@ -100,14 +99,14 @@ class DefaultEncoder(Encoder):
 
     def encode(self, v: PalaceView) -> np.ndarray:
         obs = v.board.take(self._gather[v.player][v.head])
-        obs[:NUM_RANKS] = _QUARTERS.take(v.hand)
+        obs[:NUM_RANKS] = QUARTERS.take(v.hand)
         return obs
 
     def encode_state(self, s, seat: int) -> np.ndarray:
         # what encode() reads from the view, read from the state: the public board and
-        # this seat's own hand
+        # this seat's own hand (kept / 4 in the state's hand quarters)
         obs = s.board.take(self._gather[seat][s.head])
-        obs[:NUM_RANKS] = _QUARTERS.take(s.hand[seat])
+        obs[:NUM_RANKS] = s.hand_quarters[seat]
         return obs
 
 
@@ -136,8 +135,18 @@ class OriginalEncoder(Encoder):
         ]
 
     def encode(self, v: PalaceView) -> np.ndarray:
+        return self._encode(v.history, v.hand, v.legal)
+
+    def encode_state(self, s, seat: int) -> np.ndarray:
+        # what encode() reads from the view, read from the state: the public history, this
+        # seat's own hand, and its legal mask (zeros unless it is to act)
+        to_act = s.player == seat and not (s.terminal or s.truncated)
+        legal = self.game.legal_mask(s) if to_act else self.game._zero_mask
+        return self._encode(s.history, s.hand[seat], legal)
+
+    def _encode(self, history, hand, legal) -> np.ndarray:
         obs = np.zeros(self.size, dtype=np.float32)
-        recent = v.history[-3:]
+        recent = history[-3:]
         at = 13 * (3 - len(recent))
         for play in recent:
             if play.kind in PLACED:
@@ -145,8 +154,8 @@ class OriginalEncoder(Encoder):
             else:
                 obs[at : at + 13] = -1.0
             at += 13
-        obs[39:52] = v.hand
-        obs[52:] = v.legal[:NUM_PLAY_ACTIONS]
+        obs[39:52] = hand
+        obs[52:] = legal[:NUM_PLAY_ACTIONS]
         return obs
 
 

@@ -68,10 +68,24 @@ def _playable_table() -> np.ndarray:
 
 
 PLAYABLE = _playable_table()
-ACTION_RANK = np.tile(np.arange(NUM_RANKS), 4)  # rank of hand actions 0..51
-ACTION_COUNT = np.repeat(np.arange(1, 5), NUM_RANKS)  # cards played by hand actions 0..51
-HAND_PLAYABLE = PLAYABLE[:, ACTION_RANK]  # (14, 52): top allows the rank of hand action a
 RANK_DECK = np.repeat(np.arange(NUM_RANKS), 4)
+# (rank, cards played) of hand actions 0..51, and the source's step bonus for playing them.
+HAND_ACTIONS = tuple((a % NUM_RANKS, a // NUM_RANKS + 1) for a in range(FACE_UP_BASE))
+HAND_BONUS = (0.0, 0.25, 0.5, 0.75, 2.0)  # by cards played: k / 4, but 2 for four of a kind
+
+# Play-phase legal masks are memoised by an int key that says all they depend on: the
+# cards per rank the player may play from (their int8 bytes read as one little-endian
+# int, byte r = rank r), with the bytes of ranks the top forbids cleared (& PLAYABLE_BYTES
+# [top + 1]), and flag bits above them: the cards are face-up ones, the player plays
+# blind, the pile can be picked up (KEY_PILE[top + 1]).
+PLAYABLE_BYTES = tuple(sum(0xFF << (8 * rank) for rank in range(NUM_RANKS) if PLAYABLE[t, rank])
+                       for t in range(NUM_RANKS + 1))
+KEY_COUNTS = (1 << (8 * NUM_RANKS)) - 1
+KEY_FACE_UP = 1 << (8 * NUM_RANKS)
+KEY_BLIND = 2 << (8 * NUM_RANKS)
+KEY_PILE = (0,) + (4 << (8 * NUM_RANKS),) * NUM_RANKS
+# MORE_THAN[k]: bytes.translate table of a count byte to 1 if it is more than k, else 0.
+MORE_THAN = tuple(bytes(int(c > k) for c in range(256)) for k in range(4))
 # Swap actions that exchange a rank for itself change nothing; they are never legal.
 SWAP_USEFUL = ~np.eye(NUM_RANKS, dtype=bool)
 # The source's pickup penalty weighs a picked-up rank r by 13 - r (2s cost most, aces least).
@@ -83,6 +97,7 @@ HAND_SCALE = 1.0 / DECK_SIZE
 COUNT_SCALE = 0.25  # at most 4 cards of a rank
 FACE_DOWN_SCALE = 1.0 / DEAL_EACH
 RUN_SCALE = 1.0 / (BURN_RUN - 1)  # the longest run that stays on the pile
+QUARTERS = np.arange(5, dtype=np.float32) * COUNT_SCALE  # cards of a rank (0..4) / 4, by take
 
 # Offsets inside one seat's block of the board.
 SEAT_WIDTH = 29
@@ -152,12 +167,15 @@ class PalaceState(State):
     on top); out_cards: int8 per rank of cards out of the game; is_out, finished
     (seats in the order they went out), loser (-1 until the end); history: the last
     plays (``Play``), newest last; swapping: the swap phase is on; board/head: the
-    public board vector and its newest history row (see ``BoardIndex``).
+    public board vector and its newest history row (see ``BoardIndex``); hand_quarters:
+    per seat a float32 array of its hand per rank / 4 (private: the one part of a seat's
+    observation not on the board), kept up to date in place like the board (None with it).
     """
 
     __slots__ = ("hand", "hand_size", "face_up", "face_up_size", "face_down", "face_down_size",
                  "known", "draw", "pile", "pile_size", "top", "run", "out_cards", "is_out",
-                 "finished", "loser", "history", "swapping", "board", "head")
+                 "finished", "loser", "history", "swapping", "board", "head",
+                 "hand_quarters")
 
     def copy(self) -> PalaceState:
         """An independent copy (written out field by field: searches copy states often)."""
@@ -182,6 +200,8 @@ class PalaceState(State):
         new.swapping = self.swapping
         new.board = None if self.board is None else self.board.copy()
         new.head = self.head
+        new.hand_quarters = None if self.hand_quarters is None else [
+            h.copy() for h in self.hand_quarters]
         return new
 
 
@@ -218,12 +238,20 @@ class Palace(Game):
                         "reward": reward}
         self._zero_mask = np.zeros(self.num_actions, dtype=np.int8)
         self._zero_mask.flags.writeable = False
-        self._masks: dict[Any, np.ndarray] = {}
+        self._masks: dict[int, np.ndarray] = {}
+        # Every Play made so far with its history row, by its fields (see _record).
+        self._plays: dict[tuple, tuple[Play, np.ndarray]] = {}
+        ix = self.index
+        self._row_slices = [slice(ix.history + row * ix.row_width,
+                                  ix.history + (row + 1) * ix.row_width)
+                            for row in range(ix.history_rows)]
 
     def __getstate__(self) -> dict[str, Any]:
-        # The memoised masks are a cache: pickled envs (sent to subprocesses) travel light.
+        # The memoised masks and plays are caches: pickled envs (sent to subprocesses) travel
+        # light.
         state = self.__dict__.copy()
         state["_masks"] = {}
+        state["_plays"] = {}
         return state
 
     # --- dealing ------------------------------------------------------------------------
@@ -278,6 +306,7 @@ class Palace(Game):
         s.swapping = self.swap_phase if swapping is None else swapping
         s.head = 0
         s.board = self.fresh_board(s) if board else None
+        s.hand_quarters = self.fresh_hand_quarters(s) if board else None
         return s
 
     def fresh_board(self, s: PalaceState) -> np.ndarray:
@@ -301,43 +330,48 @@ class Palace(Game):
         board[ix.swapping] = s.swapping
         rows = ix.history_rows
         for age, play in enumerate(reversed(s.history[-rows:])):
-            self._write_history_row(board, (s.head - age) % rows, play)
+            board[self._row_slices[(s.head - age) % rows]] = self._history_row(play)
         return board
+
+    def fresh_hand_quarters(self, s: PalaceState) -> list[np.ndarray]:
+        """The hand quarters of ``s`` computed from scratch (``_apply`` keeps them up to date)."""
+        return [QUARTERS.take(hand) for hand in s.hand]
 
     # --- legal actions ------------------------------------------------------------------
     def _legal_mask(self, s: PalaceState) -> np.ndarray:
         if s.swapping:
             return self._swap_mask(s)
         p, top = s.player, s.top
-        # Masks depend only on the top card and the cards the player may play from, so
-        # they are memoised by those; the cached arrays are read-only.
+        # The player plays from the hand, else from face-up, else blind.
         if s.hand_size[p]:
-            key = (top, s.hand[p].tobytes())
+            key = int.from_bytes(s.hand[p].tobytes(), "little") & PLAYABLE_BYTES[top + 1]
         elif s.face_up_size[p]:
-            key = (top, s.face_up[p].tobytes(), 1)
+            key = int.from_bytes(s.face_up[p].tobytes(), "little") & PLAYABLE_BYTES[top + 1]
+            key |= KEY_FACE_UP
         else:
-            key = top
+            key = KEY_BLIND
+        key |= KEY_PILE[top + 1]
         mask = self._masks.get(key)
         if mask is None:
             if len(self._masks) > 200_000:
                 self._masks.clear()
-            mask = self._fresh_mask(s)
-            mask.flags.writeable = False
-            self._masks[key] = mask
+            mask = self._masks[key] = self._mask_of_key(key)
         return mask
 
-    def _fresh_mask(self, s: PalaceState) -> np.ndarray:
-        """The play-phase mask of ``s.player``: hand first, then face-up, then blind."""
-        p, top = s.player, s.top
-        mask = np.zeros(self.num_actions, dtype=np.int8)
-        if s.hand_size[p]:
-            mask[:FACE_UP_BASE] = (s.hand[p][ACTION_RANK] >= ACTION_COUNT) & HAND_PLAYABLE[top + 1]
-        elif s.face_up_size[p]:
-            mask[FACE_UP_BASE:BLIND] = (s.face_up[p] > 0) & PLAYABLE[top + 1]
+    def _mask_of_key(self, key: int) -> np.ndarray:
+        """The (read-only) play-phase mask that a ``_legal_mask`` key stands for."""
+        counts = (key & KEY_COUNTS).to_bytes(NUM_RANKS, "little")  # playable cards per rank
+        if key & KEY_BLIND:
+            # Never restricted by the top card: the player can't see its card.
+            mask = bytes(BLIND) + b"\1" + bytes(PICK_UP - BLIND - 1)
+        elif key & KEY_FACE_UP:
+            mask = bytes(FACE_UP_BASE) + counts.translate(MORE_THAN[0]) + bytes(PICK_UP - BLIND)
         else:
-            mask[BLIND] = 1  # never restricted by the top card: the player can't see its card
-        mask[PICK_UP] = top >= 0
-        return mask
+            # Hand action 13 * k + r is legal when more than k cards of rank r are playable.
+            mask = b"".join(map(counts.translate, MORE_THAN))
+            mask += bytes(PICK_UP - FACE_UP_BASE)
+        mask += b"\1" if key & KEY_PILE[-1] else b"\0"
+        return np.frombuffer(mask + bytes(self.num_actions - NUM_PLAY_ACTIONS), dtype=np.int8)
 
     def _swap_mask(self, s: PalaceState) -> np.ndarray:
         """Swap-phase mask: any hand rank for any other face-up rank, or done."""
@@ -359,87 +393,93 @@ class Palace(Game):
             return None
         p = s.player
         if action < FACE_UP_BASE:
-            count, rank = divmod(action, NUM_RANKS)
-            self._take_from_hand(s, p, rank, count + 1)
-            play = self._place(s, p, FROM_HAND, rank, count + 1)
-            bonus = (count + 1) / 4.0 if count < 3 else 2.0
+            kind = FROM_HAND
+            rank, count = HAND_ACTIONS[action]
+            self._take_from_hand(s, p, rank, count)
+            burned = self._place(s, rank, count)
+            bonus = HAND_BONUS[count]
         elif action < BLIND:
-            rank = action - FACE_UP_BASE
+            kind, rank, count = FROM_FACE_UP, action - FACE_UP_BASE, 1
             self._take_face_up(s, p, rank)
-            play = self._place(s, p, FROM_FACE_UP, rank, 1)
+            burned = self._place(s, rank, 1)
             bonus = 5.0
         elif action == BLIND:
-            play = self._play_blind(s, p, rng)
-            bonus = 10.0 if play.kind == BLIND_PLAY else -5.0
+            kind, rank, count, burned = self._play_blind(s, p, rng)
+            bonus = 10.0 if kind == BLIND_PLAY else -5.0
         else:
-            picked = self._pick_up(s, p)
-            play = Play(p, PICKED_UP, -1, int(picked.sum()), False)
-            bonus = -_pickup_penalty(picked) if self.shaped else 0.0
-        self._record(s, play)
-        self._draw_up(s, p)
+            kind, rank, burned = PICKED_UP, -1, False
+            picked, count = self._pick_up(s, p)
+            bonus = -_pickup_penalty(picked, count) if self.shaped else 0.0
+        self._record(s, p, kind, rank, count, burned)
+        if s.draw and s.hand_size[p] < HAND_TARGET:
+            self._draw_up(s, p)
         went_out = self._check_out(s, p)
-        self._pass_turn(s, p, again=play.burned)
+        self._pass_turn(s, p, again=burned)
         if not self.shaped:
             return self.payoffs(s) if s.terminal else None
         return self._shaped_rewards(s, p, bonus, went_out)
 
     def _take_from_hand(self, s: PalaceState, p: int, rank: int, count: int) -> None:
         """Remove ``count`` cards of ``rank`` from p's hand."""
-        s.hand[p][rank] -= count
-        s.hand_size[p] -= count
-        known = int(s.known[p, rank])
+        # Per-step code reads array entries with .item(): arithmetic on numpy scalars is slow.
+        hand = s.hand[p]
+        left = hand[rank] = hand.item(rank) - count
+        size = s.hand_size[p] = s.hand_size[p] - count
+        board = s.board
+        if board is not None:
+            board[p * SEAT_WIDTH + HAND_SIZE_AT] = size * HAND_SCALE
+            s.hand_quarters[p][rank] = left * COUNT_SCALE
+        known = s.known.item(p, rank)
         if known:
             # Others knew of `known` such cards; those played may have been unknown ones,
             # so what stays certain is the rest.
-            known = max(0, known - count)
-            s.known[p, rank] = known
-        board = s.board
-        if board is not None:
-            at = p * SEAT_WIDTH
-            board[at + HAND_SIZE_AT] = s.hand_size[p] * HAND_SCALE
-            board[at + KNOWN_AT + rank] = known * COUNT_SCALE
+            left = s.known[p, rank] = max(0, known - count)
+            if board is not None:
+                board[p * SEAT_WIDTH + KNOWN_AT + rank] = left * COUNT_SCALE
 
     def _take_face_up(self, s: PalaceState, p: int, rank: int) -> None:
-        s.face_up[p, rank] -= 1
+        left = s.face_up[p, rank] = s.face_up.item(p, rank) - 1
         s.face_up_size[p] -= 1
         if s.board is not None:
-            s.board[p * SEAT_WIDTH + FACE_UP_AT + rank] = s.face_up[p, rank] * COUNT_SCALE
+            s.board[p * SEAT_WIDTH + FACE_UP_AT + rank] = left * COUNT_SCALE
 
-    def _place(self, s: PalaceState, p: int, kind: int, rank: int, count: int) -> Play:
-        """Put ``count`` cards of ``rank`` on the pile; a 10 or a fourth in a row burns it."""
+    def _place(self, s: PalaceState, rank: int, count: int) -> bool:
+        """Put ``count`` cards of ``rank`` on the pile; a 10 or a fourth in a row burns it
+        (returns whether it burned)."""
         if rank == TEN:
-            s.out_cards[TEN] += count
+            s.out_cards[TEN] = s.out_cards.item(TEN) + count
             self._burn(s)
-            return Play(p, kind, rank, count, True)
+            return True
         old_top = s.top
-        s.pile[rank] += count
-        s.pile_size += count
+        pile = s.pile
+        on_pile = pile[rank] = pile.item(rank) + count
+        size = s.pile_size = s.pile_size + count
         if rank == old_top:
-            s.run += count
+            run = s.run = s.run + count
         else:
             s.top = rank
-            s.run = count
-        burned = s.run >= BURN_RUN
+            run = s.run = count
+        burned = run >= BURN_RUN
         board = s.board
         if board is not None:
             ix = self.index
-            board[ix.pile + rank] = s.pile[rank] * COUNT_SCALE
-            board[ix.pile_size] = s.pile_size * HAND_SCALE
-            board[ix.run] = s.run * RUN_SCALE
+            board[ix.pile + rank] = on_pile * COUNT_SCALE
+            board[ix.pile_size] = size * HAND_SCALE
+            board[ix.run] = run * RUN_SCALE
             if rank != old_top:
                 if old_top >= 0:
                     board[ix.top + old_top] = 0.0
                 board[ix.top + rank] = 1.0
         if burned:
             self._burn(s)
-        return Play(p, kind, rank, count, burned)
+        return burned
 
     def _burn(self, s: PalaceState) -> None:
         """The whole pile leaves the game."""
         s.out_cards += s.pile
         if s.board is not None:
             at = self.index.out_cards
-            s.board[at : at + 13] = s.out_cards * COUNT_SCALE
+            s.board[at : at + 13] = QUARTERS.take(s.out_cards)
         self._clear_pile(s)
 
     def _clear_pile(self, s: PalaceState) -> None:
@@ -451,59 +491,68 @@ class Palace(Game):
                 board[ix.top + s.top] = 0.0
             board[ix.pile_size] = 0.0
             board[ix.run] = 0.0
-        s.pile[:] = 0
+        s.pile.fill(0)
         s.top = -1
         s.pile_size = 0
         s.run = 0
 
-    def _pick_up(self, s: PalaceState, p: int) -> np.ndarray:
-        """Move the pile into p's hand (a run of 3s on top leaves the game); the cards taken."""
+    def _pick_up(self, s: PalaceState, p: int) -> tuple[np.ndarray, int]:
+        """Move the pile into p's hand (a run of 3s on top leaves the game); the cards taken
+        (per rank) and their number."""
+        count = s.pile_size
         if s.top == THREE:
-            s.pile[THREE] -= s.run
-            s.out_cards[THREE] += s.run
+            count -= s.run
+            s.pile[THREE] = s.pile.item(THREE) - s.run
+            out = s.out_cards[THREE] = s.out_cards.item(THREE) + s.run
             if s.board is not None:
-                s.board[self.index.out_cards + THREE] = s.out_cards[THREE] * COUNT_SCALE
+                s.board[self.index.out_cards + THREE] = out * COUNT_SCALE
         taken = s.pile.copy()
-        self._take_into_hand(s, p, taken)
+        self._take_into_hand(s, p, taken, count)
         self._clear_pile(s)
-        return taken
+        return taken, count
 
-    def _take_into_hand(self, s: PalaceState, p: int, cards: np.ndarray) -> None:
-        """Add ``cards`` (per rank) to p's hand in full view of everyone."""
-        s.hand[p] += cards
-        s.known[p] += cards
-        s.hand_size[p] += int(cards.sum())
+    def _take_into_hand(self, s: PalaceState, p: int, cards: np.ndarray, count: int) -> None:
+        """Add ``cards`` (per rank, ``count`` in all) to p's hand in full view of everyone."""
+        hand, known = s.hand[p], s.known[p]
+        hand += cards
+        known += cards
+        s.hand_size[p] += count
         board = s.board
         if board is not None:
+            s.hand_quarters[p] = QUARTERS.take(hand)
             at = p * SEAT_WIDTH
             board[at + HAND_SIZE_AT] = s.hand_size[p] * HAND_SCALE
-            board[at + KNOWN_AT : at + KNOWN_AT + 13] = s.known[p] * COUNT_SCALE
+            board[at + KNOWN_AT : at + KNOWN_AT + 13] = QUARTERS.take(known)
 
-    def _play_blind(self, s: PalaceState, p: int, rng: np.random.Generator) -> Play:
-        """Turn up a random face-down card: play it if legal, else take it and the pile."""
+    def _play_blind(self, s: PalaceState, p: int,
+                    rng: np.random.Generator) -> tuple[int, int, int, bool]:
+        """Turn up a random face-down card: play it if legal, else take it and the pile.
+        Returns the play's kind, rank, count and whether it burned (see ``Play``)."""
         cards = s.face_down[p]
         rank = cards.pop(int(rng.random() * len(cards)))
         s.face_down_size[p] -= 1
         if s.board is not None:
             s.board[p * SEAT_WIDTH + FACE_DOWN_AT] = s.face_down_size[p] * FACE_DOWN_SCALE
         if PLAYABLE[s.top + 1, rank]:
-            return self._place(s, p, BLIND_PLAY, rank, 1)
+            return BLIND_PLAY, rank, 1, self._place(s, rank, 1)
         # RULES.md: the revealed card and the whole pile (3s included) go to the hand.
         taken = s.pile.copy()
         taken[rank] += 1
-        self._take_into_hand(s, p, taken)
+        count = s.pile_size + 1
+        self._take_into_hand(s, p, taken, count)
         self._clear_pile(s)
-        return Play(p, BLIND_FAIL, rank, int(taken.sum()), False)
+        return BLIND_FAIL, rank, count, False
 
     def _draw_up(self, s: PalaceState, p: int) -> None:
-        """Refill p's hand to 3 cards while the draw pile lasts."""
-        need = HAND_TARGET - s.hand_size[p]
-        if need <= 0 or not s.draw:
-            return
+        """Refill p's hand (short of 3 cards) from the draw pile while it lasts."""
         hand, draw = s.hand[p], s.draw
-        take = min(need, len(draw))
+        quarters = None if s.hand_quarters is None else s.hand_quarters[p]
+        take = min(HAND_TARGET - s.hand_size[p], len(draw))
         for _ in range(take):
-            hand[draw.pop()] += 1
+            rank = draw.pop()
+            held = hand[rank] = hand.item(rank) + 1
+            if quarters is not None:
+                quarters[rank] = held * COUNT_SCALE
         s.hand_size[p] += take
         if s.board is not None:
             s.board[p * SEAT_WIDTH + HAND_SIZE_AT] = s.hand_size[p] * HAND_SCALE
@@ -532,30 +581,39 @@ class Palace(Game):
             q = (q + 1) % n
         s.player = q
 
-    def _record(self, s: PalaceState, play: Play) -> None:
-        """Append ``play`` to the history and to the board's ring of recent plays."""
+    def _record(self, s: PalaceState, *fields) -> None:
+        """Append the ``Play`` of these fields to the history and to the board's ring of
+        recent plays."""
+        # The few thousand possible plays are made once each, with their board rows.
+        known = self._plays.get(fields)
+        if known is None:
+            play = Play(*fields)
+            known = self._plays[fields] = (play, self._history_row(play))
+        play, row = known
         history = s.history
         history.append(play)
-        if len(history) > self.index.history_rows:
+        rows = self.index.history_rows
+        if len(history) > rows:
             del history[0]
-        s.head = (s.head + 1) % self.index.history_rows
+        head = s.head = (s.head + 1) % rows
         if s.board is not None:
-            self._write_history_row(s.board, s.head, play)
+            s.board[self._row_slices[head]] = row
 
-    def _write_history_row(self, board: np.ndarray, row: int, play: Play) -> None:
+    def _history_row(self, play: Play) -> np.ndarray:
+        """The board's history row of ``play`` (see ``BoardIndex``)."""
         ix = self.index
-        at = ix.history + row * ix.row_width
-        board[at : at + ix.row_width] = 0.0
-        board[at + play.seat] = 1.0
-        board[at + ix.row_kind + play.kind] = 1.0
+        row = np.zeros(ix.row_width, dtype=np.float32)
+        row[play.seat] = 1.0
+        row[ix.row_kind + play.kind] = 1.0
         if play.rank >= 0:
-            board[at + ix.row_rank + play.rank] = 1.0
+            row[ix.row_rank + play.rank] = 1.0
         if play.kind in PLACED:
-            board[at + ix.row_placed] = play.count * COUNT_SCALE
+            row[ix.row_placed] = play.count * COUNT_SCALE
         else:
-            board[at + ix.row_picked] = play.count * HAND_SCALE
+            row[ix.row_picked] = play.count * HAND_SCALE
         if play.burned:
-            board[at + ix.row_burned] = 1.0
+            row[ix.row_burned] = 1.0
+        return row
 
     def _swap(self, s: PalaceState, action: int) -> None:
         """Exchange a hand card for a face-up card, or end this seat's swapping."""
@@ -583,6 +641,7 @@ class Palace(Game):
             for rank in (given, taken):
                 s.board[at + FACE_UP_AT + rank] = face_up[rank] * COUNT_SCALE
                 s.board[at + KNOWN_AT + rank] = known[rank] * COUNT_SCALE
+                s.hand_quarters[p][rank] = hand[rank] * COUNT_SCALE
 
     def _shaped_rewards(self, s: PalaceState, p: int, bonus: float, went_out: bool) -> np.ndarray:
         """Source 000's blog-era step rewards for the actor, plus the terminal payoffs."""
@@ -675,6 +734,7 @@ class Palace(Game):
             assert len(s.finished) == n - 1 and not s.is_out[s.loser]
         if s.board is not None:
             assert np.array_equal(s.board, self.fresh_board(s)), "board matches the state"
+            assert np.array_equal(s.hand_quarters, self.fresh_hand_quarters(s)), "hand quarters"
 
     def randomize_hidden(self, s: PalaceState, player: int,
                          rng: np.random.Generator) -> PalaceState:
@@ -696,6 +756,8 @@ class Palace(Game):
             size = int(u.sum())
             new.hand[q] = (s.known[q] + _counts(pool[at : at + size])).astype(np.int8)
             at += size
+        if new.hand_quarters is not None:
+            new.hand_quarters = self.fresh_hand_quarters(new)
         return new
 
     # --- names --------------------------------------------------------------------------
@@ -743,12 +805,12 @@ def _counts(ranks) -> np.ndarray:
     return np.bincount(np.asarray(list(ranks), dtype=np.int64), minlength=NUM_RANKS).astype(np.int8)
 
 
-def _pickup_penalty(picked: np.ndarray) -> float:
-    """The source's cost of picking up ``picked``: size/13 x the mean weight of non-3/7 cards."""
-    total = int(picked.sum())
+def _pickup_penalty(picked: np.ndarray, total: int) -> float:
+    """The source's cost of picking up ``picked`` (``total`` cards): size/13 x the mean weight
+    of non-3/7 cards."""
     if total == 0:
         return 0.0
-    weighed = int(picked.sum() - picked[THREE] - picked[SEVEN])
+    weighed = int(total - picked[THREE] - picked[SEVEN])
     if weighed == 0:
         return 0.5
     return total / NUM_RANKS * float(PICKUP_WEIGHT @ picked) / weighed

@@ -460,6 +460,41 @@ def test_a_pickled_game_leaves_its_mask_cache_behind():
     assert twin.legal_actions(s.copy()) == game.legal_actions(s)
 
 
+@pytest.mark.parametrize("kw", [{}, {"num_players": 2}, {"num_players": 5, "swap_phase": True}])
+def test_memoised_masks_and_the_board_match_the_rules_over_random_play(kw):
+    """The masks memoised by key (built from bytes) and the incrementally kept board agree
+    with the rules computed from the state, through hand, face-up and blind play."""
+    game = Palace(**kw)
+    rng = np.random.default_rng(11)
+    seen = set()
+    for _ in range(12):
+        s = game.init(rng)
+        while not s.done:
+            mask = game.legal_mask(s)
+            if not s.swapping:
+                p, top = s.player, s.top
+                want = np.zeros(game.num_actions, dtype=np.int8)
+                if s.hand_size[p]:
+                    seen.add("hand")
+                    for a in range(FACE_UP_BASE):
+                        rank, count = a % 13, a // 13 + 1
+                        want[a] = s.hand[p][rank] >= count and game.playable(top, rank)
+                elif s.face_up_size[p]:
+                    seen.add("face-up")
+                    for rank in range(13):
+                        up = s.face_up[p][rank] > 0
+                        want[FACE_UP_BASE + rank] = up and game.playable(top, rank)
+                else:
+                    seen.add("blind")
+                    want[BLIND] = 1
+                want[PICK_UP] = top >= 0
+                assert np.array_equal(mask, want) and not mask.flags.writeable
+            game.check_invariants(s)  # the board equals one computed from scratch
+            legal = np.flatnonzero(mask)
+            game.apply(s, int(legal[int(rng.random() * len(legal))]), rng)
+    assert seen == {"hand", "face-up", "blind"}
+
+
 # --- rendering ----------------------------------------------------------------------------
 def test_render_shows_a_seat_only_what_it_may_see():
     game = Palace()
