@@ -10,13 +10,19 @@ from card_envs.ninety_eight_cards.rules import (
     BOARD_JUMPS,
     BOARD_PILES,
     BOARD_SIZE,
+    DRAW_CODE,
+    FEATURES,
     HAND_SIZE,
     HIGHEST,
     LOWEST,
+    MIN_CODE,
     NUM_CARDS,
     NUM_PILES,
+    PLAYED_CODE,
+    TURN_CODE,
     CardsView,
     NinetyEightCards,
+    board_codes,
 )
 
 
@@ -78,6 +84,13 @@ class DefaultEncoder(Encoder):
         # The first three pieces are the state's board vector; the rest sit at fixed offsets.
         starts = [self.layout.start(p.name) for p in self.layout.pieces]
         assert starts == [BOARD_PILES, BOARD_HAND, BOARD_JUMPS, 44, 45, 46, 47, 48], starts
+        # encode_state's scratch: the FEATURES codes of one observation, written as bytes
+        self._codes = np.zeros(self.size, dtype=np.int64)
+        self._code_bytes = memoryview(self._codes).cast("B")
+
+    def __reduce__(self):
+        # the scratch (a memoryview) does not pickle; a new encoder makes its own
+        return type(self), (self.game,)
 
     def encode(self, v: CardsView) -> np.ndarray:
         obs = np.empty(self.size, dtype=np.float32)
@@ -91,16 +104,20 @@ class DefaultEncoder(Encoder):
 
     def encode_state(self, s, seat: int = 0) -> np.ndarray:
         # the same numbers as encode(view), read straight from the state (nothing is hidden
-        # from the player here but the draw pile's order, which neither reads)
+        # from the player here but the draw pile's order, which neither reads): FEATURES at
+        # the codes of the whole observation
         game = self.game
-        obs = np.empty(self.size, dtype=np.float32)
-        obs[:BOARD_SIZE] = s.board
-        obs[44] = game.draw_pile_size(s) / (NUM_CARDS - HAND_SIZE)
-        obs[45] = s.played / NUM_CARDS
-        obs[46] = s.turn_played / HAND_SIZE
-        obs[47] = game.min_play(s) / 2.0 if game.standard else 0.0
-        obs[48:] = s.in_draw
-        return obs
+        self._code_bytes[:] = b"".join(
+            (
+                board_codes(s),
+                DRAW_CODE[len(s.deck) - s.deck_pos],
+                PLAYED_CODE[s.played],
+                TURN_CODE[s.turn_played],
+                MIN_CODE[game.min_play(s) if game.standard else 0],
+                s.in_draw_codes,
+            )
+        )
+        return FEATURES[self._codes]
 
 
 class OriginalEncoder(Encoder):
