@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import struct
+
 import numpy as np
 
 from card_envs.core.encoding import Encoder, Piece
@@ -159,5 +161,18 @@ class OriginalEncoder(Encoder):
         board.sort()
         return obs
 
+    def encode_state(self, s, seat: int = 0) -> np.ndarray:
+        # the same numbers straight from the state, packed as float32 (exact for these
+        # small integers): the counter, a 0.0 per empty slot, then tops and cards sorted
+        hand = s.hand
+        packed = ORIGINAL_PACK[len(hand)](99 - s.played, *sorted(s.tops + hand))
+        return np.frombuffer(bytearray(packed), np.float32)
+
+
+# ORIGINAL_PACK[n]: the original encoding's float32 bytes for a hand of n cards (struct's
+# "x" pad bytes are the zeros of the 8 - n empty slots, which sort first)
+ORIGINAL_PACK = [
+    struct.Struct(f"<f{4 * (HAND_SIZE - _n)}x{NUM_PILES + _n}f").pack for _n in range(HAND_SIZE + 1)
+]
 
 ENCODERS = {"default": DefaultEncoder, "original": OriginalEncoder}

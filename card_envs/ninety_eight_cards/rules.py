@@ -262,7 +262,7 @@ class NinetyEightCards(Game):
             hand.sort()
             s.deck_pos = pos + len(drawn)
             s.hand_codes = (
-                b"".join([HAND_CODE[card] for card in hand]) + EMPTY_CODES[HAND_SIZE - len(hand)]
+                b"".join(map(HAND_CODE.__getitem__, hand)) + EMPTY_CODES[HAND_SIZE - len(hand)]
             )
 
     def _update_legal(self, s: CardsState) -> None:
