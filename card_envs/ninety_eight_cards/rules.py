@@ -57,7 +57,7 @@ FIT_TABLES = [
     [bytes(FITS[_pile, _top].tolist()) + bytes(256 - 101) for _top in range(101)]
     for _pile in range(NUM_PILES)
 ]
-# The default observation is FEATURES.take(codes) for int64 codes built from bytes. Each
+# The default observation is FEATURES[codes] for int64 codes built from bytes. Each
 # feature value sits at code 256 * segment + low byte:
 #   segment 0: value / 100 for 0..100 (pile tops; 0 / 1 = PER_100[0 / 100] for in_draw)
 #   JUMP_SEGMENT: JUMP_FEATURES of jump j at low byte _JUMP_LOW + j; low byte 0 = empty slot
