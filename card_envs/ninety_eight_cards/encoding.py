@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import struct
+
 import numpy as np
 
 from card_envs.core.encoding import Encoder, Piece
@@ -10,13 +12,19 @@ from card_envs.ninety_eight_cards.rules import (
     BOARD_JUMPS,
     BOARD_PILES,
     BOARD_SIZE,
+    DRAW_CODE,
+    FEATURES,
     HAND_SIZE,
     HIGHEST,
     LOWEST,
+    MIN_CODE,
     NUM_CARDS,
     NUM_PILES,
+    PLAYED_CODE,
+    TURN_CODE,
     CardsView,
     NinetyEightCards,
+    board_codes,
 )
 
 
@@ -78,6 +86,13 @@ class DefaultEncoder(Encoder):
         # The first three pieces are the state's board vector; the rest sit at fixed offsets.
         starts = [self.layout.start(p.name) for p in self.layout.pieces]
         assert starts == [BOARD_PILES, BOARD_HAND, BOARD_JUMPS, 44, 45, 46, 47, 48], starts
+        # encode_state's scratch: the FEATURES codes of one observation, written as bytes
+        self._codes = np.zeros(self.size, dtype=np.int64)
+        self._code_bytes = memoryview(self._codes).cast("B")
+
+    def __reduce__(self):
+        # the scratch (a memoryview) does not pickle; a new encoder makes its own
+        return type(self), (self.game,)
 
     def encode(self, v: CardsView) -> np.ndarray:
         obs = np.empty(self.size, dtype=np.float32)
@@ -91,16 +106,20 @@ class DefaultEncoder(Encoder):
 
     def encode_state(self, s, seat: int = 0) -> np.ndarray:
         # the same numbers as encode(view), read straight from the state (nothing is hidden
-        # from the player here but the draw pile's order, which neither reads)
+        # from the player here but the draw pile's order, which neither reads): FEATURES at
+        # the codes of the whole observation
         game = self.game
-        obs = np.empty(self.size, dtype=np.float32)
-        obs[:BOARD_SIZE] = s.board
-        obs[44] = game.draw_pile_size(s) / (NUM_CARDS - HAND_SIZE)
-        obs[45] = s.played / NUM_CARDS
-        obs[46] = s.turn_played / HAND_SIZE
-        obs[47] = game.min_play(s) / 2.0 if game.standard else 0.0
-        obs[48:] = s.in_draw
-        return obs
+        self._code_bytes[:] = b"".join(
+            (
+                board_codes(s),
+                DRAW_CODE[len(s.deck) - s.deck_pos],
+                PLAYED_CODE[s.played],
+                TURN_CODE[s.turn_played],
+                MIN_CODE[game.min_play(s) if game.standard else 0],
+                s.in_draw_codes,
+            )
+        )
+        return FEATURES[self._codes]
 
 
 class OriginalEncoder(Encoder):
@@ -142,5 +161,18 @@ class OriginalEncoder(Encoder):
         board.sort()
         return obs
 
+    def encode_state(self, s, seat: int = 0) -> np.ndarray:
+        # the same numbers straight from the state, packed as float32 (exact for these
+        # small integers): the counter, a 0.0 per empty slot, then tops and cards sorted
+        hand = s.hand
+        packed = ORIGINAL_PACK[len(hand)](99 - s.played, *sorted(s.tops + hand))
+        return np.frombuffer(bytearray(packed), np.float32)
+
+
+# ORIGINAL_PACK[n]: the original encoding's float32 bytes for a hand of n cards (struct's
+# "x" pad bytes are the zeros of the 8 - n empty slots, which sort first)
+ORIGINAL_PACK = [
+    struct.Struct(f"<f{4 * (HAND_SIZE - _n)}x{NUM_PILES + _n}f").pack for _n in range(HAND_SIZE + 1)
+]
 
 ENCODERS = {"default": DefaultEncoder, "original": OriginalEncoder}

@@ -5,6 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+from card_envs.ninety_eight_cards import rules
 from card_envs.ninety_eight_cards.agents import GreedyAgent
 from card_envs.ninety_eight_cards.encoding import DefaultEncoder, OriginalEncoder
 from card_envs.ninety_eight_cards.rules import END_TURN, NinetyEightCards, fits
@@ -168,3 +169,44 @@ def test_default_encoding_shows_no_draw_pile_order_and_greedy_prefers_the_tens_t
 def test_bad_arguments(arg, value):
     with pytest.raises(ValueError, match=f"{arg}='{value}' is not valid; choose one of"):
         NinetyEightCards(**{arg: value})
+
+
+def test_byte_tables_agree_with_the_numpy_tables():
+    # every pile, top and slot value (a card or 0 = empty): the translate tables give FITS
+    # and, through FEATURES, the bit-identical JUMP_FEATURES; hand and top codes give value / 100
+    cards = np.array([0, *range(2, 100)])
+    for pile in range(4):
+        for top in range(101):
+            assert list(rules.FIT_TABLES[pile][top][:101]) == rules.FITS[pile, top].tolist()
+            low = np.frombuffer(rules.JUMP_TABLES[pile][top], np.uint8)[cards].astype(int)
+            jumps = rules.FEATURES[256 * rules.JUMP_SEGMENT + low]
+            assert jumps.tobytes() == rules.JUMP_FEATURES[pile, top, cards].tobytes()
+    hand = rules.FEATURES[256 * rules.HAND_MARK + np.arange(101)]
+    assert hand.tobytes() == rules.FEATURES[:101].tobytes() == rules.PER_100.tobytes()
+
+
+@pytest.mark.parametrize("config", [{}, {"rules": "original"}])
+def test_kept_bytes_match_a_recomputation_over_random_play(config):
+    """hand_codes, the legal bytes and the encoding's codes against the plain numpy way."""
+    game = NinetyEightCards(**config)
+    encoder = DefaultEncoder(game)
+    rng = np.random.default_rng(5)
+    for _ in range(30):
+        s = game.init(rng)
+        while not s.terminal:
+            game.check_invariants(s)  # hand codes, legal bytes, board and in_draw
+            jumps = rules.JUMP_FEATURES[np.arange(4)[:, None], s.piles[:, None], s.slots]
+            standard = game.rules == "standard"
+            expected = np.concatenate(
+                [
+                    s.piles / 100,
+                    s.slots / 100,
+                    jumps.reshape(-1),
+                    [game.draw_pile_size(s) / 90, s.played / 98, s.turn_played / 8],
+                    [game.min_play(s) / 2.0 if standard else 0.0],
+                    [card in s.deck[s.deck_pos :] for card in range(2, 100)],
+                ]
+            ).astype(np.float32)
+            assert encoder.encode_state(s).tobytes() == expected.tobytes()
+            legal = np.flatnonzero(game.legal_mask(s))
+            game.apply(s, int(legal[rng.integers(len(legal))]), rng)
