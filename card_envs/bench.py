@@ -239,7 +239,8 @@ def profile(games: list[str], seconds: float) -> str:
         st = pstats.Stats(prof)
         total = st.total_tt
         step = _cumulative(st, "step", "core/aec.py")
-        observe = _cumulative(st, "observe", "core/aec.py")
+        # last() encodes on its own (it does not go through observe()); they never nest
+        observe = _cumulative(st, "last", "core/aec.py") + _cumulative(st, "observe", "core/aec.py")
         reset = _cumulative(st, "reset", "core/aec.py")
         rules = _cumulative(st, "apply", "core/game.py")
         mask = _cumulative(st, "legal_mask", "core/game.py")

@@ -1,0 +1,27 @@
+"""The speed benchmark (card_envs/bench.py) runs and its tables add up; it does not judge speed."""
+
+from card_envs.bench import profile, report, run
+
+
+def test_benchmark_times_floors_and_every_door_of_a_game():
+    results = run(["simple_tricks_v0"], seconds=0.05, rounds=1)
+    labels = [label for label, _, _ in results]
+    assert labels == [
+        "noop (bare)",
+        "noop (classic wrappers)",
+        "simple_tricks_v0 env()",
+        "simple_tricks_v0 raw_env()",
+        "simple_tricks_v0 gymnasium",
+    ]
+    assert all(rate > 0 for _, _, rate in results)
+    table = report(results).splitlines()
+    assert table[2].endswith("| 1.00x bare |") and table[3].endswith("| 1.00x wrapped |")
+    assert "x bare |" in table[5] and "x wrapped |" in table[4]
+
+
+def test_profile_shares_are_a_partition_of_the_time():
+    row = profile(["thirty_one_v0"], seconds=0.2).splitlines()[2]
+    shares = [int(cell.strip().rstrip("%")) for cell in row.split("|")[2:-1]]
+    assert len(shares) == 6
+    assert all(0 <= share <= 100 for share in shares), row
+    assert 97 <= sum(shares) <= 103, row  # rounded to whole percents
