@@ -257,9 +257,9 @@ class CardGameEnv(AECEnv):
         state = self.game_state
         self._live = False
         flags = self.terminations if state.terminal else self.truncations
-        for seat, a in enumerate(self.possible_agents):
+        for a, info in zip(self.possible_agents, self.game.results(state), strict=True):
             flags[a] = True
-            self.infos[a] = self.game.result(state, seat)
+            self.infos[a] = info
         self.agent_selection = self.possible_agents[state.player]
 
     def _end_by_illegal_move(self, agent: str) -> None:

@@ -206,12 +206,25 @@ class Game(ABC):
 
     def result(self, state: State, player: int) -> dict[str, Any]:
         """What ``infos[player]`` says once the game is over (public facts only)."""
-        info: dict[str, Any] = {"payoff": float(self.payoffs(state)[player])}
+        return self.results(state)[player]
+
+    def results(self, state: State) -> list[dict[str, Any]]:
+        """``result`` of every seat, computed together (the AEC env's final ``infos``).
+
+        Games add their own facts by extending this method.
+        """
+        payoffs = self.payoffs(state).tolist()
         scores = self.scores(state)
-        if scores is not None:
-            info["score"] = float(scores[player])
-        info["truncated"] = bool(state.truncated)
-        return info
+        scores = None if scores is None else scores.tolist()
+        truncated = bool(state.truncated)
+        infos: list[dict[str, Any]] = []
+        for p in range(self.num_players):
+            info: dict[str, Any] = {"payoff": payoffs[p]}
+            if scores is not None:
+                info["score"] = scores[p]
+            info["truncated"] = truncated
+            infos.append(info)
+        return infos
 
     _config: dict[str, Any]
 

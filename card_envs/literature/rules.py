@@ -413,11 +413,13 @@ class Literature(Game):
         """The half-suits each seat's team scored."""
         return np.array([s.score[p % 2] for p in range(self.num_players)], dtype=np.float64)
 
-    def result(self, s: LiteratureState, player: int) -> dict[str, Any]:
-        info = super().result(s, player)
-        info["opponent_score"] = float(s.score[1 - player % 2])
-        info["discarded"] = s.outcome.count(DISCARDED)
-        return info
+    def results(self, s: LiteratureState) -> list[dict[str, Any]]:
+        infos = super().results(s)
+        discarded = s.outcome.count(DISCARDED)
+        for player, info in enumerate(infos):
+            info["opponent_score"] = float(s.score[1 - player % 2])
+            info["discarded"] = discarded
+        return infos
 
     # --- names --------------------------------------------------------------------------
     def action_name(self, action: int) -> str:

@@ -692,10 +692,11 @@ class Palace(Game):
         pay[s.loser] = -1.0
         return pay
 
-    def result(self, s: PalaceState, player: int) -> dict[str, Any]:
-        info = super().result(s, player)
-        info["place"] = self.place(s, player)
-        return info
+    def results(self, s: PalaceState) -> list[dict[str, Any]]:
+        infos = super().results(s)
+        for player, info in enumerate(infos):
+            info["place"] = self.place(s, player)
+        return infos
 
     def place(self, s: PalaceState, player: int) -> int | None:
         """1 for the first player out, ..., n for the loser; None while still undecided."""

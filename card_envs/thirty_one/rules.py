@@ -523,10 +523,11 @@ class ThirtyOne(Game):
         """Lives left per seat."""
         return np.array(s.lives, dtype=np.float64)
 
-    def result(self, s: ThirtyOneState, player: int) -> dict:
-        info = super().result(s, player)
-        info.update(winner=s.winner, lives=int(s.lives[player]), rounds=s.rounds)
-        return info
+    def results(self, s: ThirtyOneState) -> list[dict]:
+        infos = super().results(s)
+        for player, info in enumerate(infos):
+            info.update(winner=s.winner, lives=int(s.lives[player]), rounds=s.rounds)
+        return infos
 
     def action_name(self, action: int) -> str:
         names = ("draw", "take discard", "knock", "place in slot 0", "place in slot 1",
