@@ -214,7 +214,7 @@ class DefaultEncoder(Encoder):
             turns = min(round_turns * self._inv_turns, 1.0) if round_turns else 0.0
         parts.append(_PACK5(1.0 if phase else 0.0, 1.0 if phase and taken >= 0 else 0.0,
                             1.0 if first_turn else 0.0, deck_size * _INV_C, turns))
-        return np.frombuffer(b"".join(parts), np.float32).copy()
+        return np.frombuffer(bytearray().join(parts), np.float32)  # writable, its own buffer
 
 
 # The source's card vector: the card's value in its suit's place, suits in the source's
@@ -330,7 +330,7 @@ class OriginalEncoder(Encoder):
                      _PACK2(1.0 if first_turn else 0.0, called),
                      cards[left[0]], cards[left[1]], cards[left[2]],
                      cards[right[0]], cards[right[1]], cards[right[2]], ZERO * 32]
-        return np.frombuffer(b"".join(parts), np.float32).copy()
+        return np.frombuffer(bytearray().join(parts), np.float32)  # writable, its own buffer
 
 
 ENCODERS = {"default": DefaultEncoder, "original": OriginalEncoder}
