@@ -218,6 +218,13 @@ class PalaceView(View):
                  "draw_size", "is_out", "finished", "history", "swapping", "board", "head")
 
 
+# The memoised legal masks (by action count) and plays (by number of players) of every Palace
+# game in this process (see Palace._link_caches). The masks start over past 200,000; the plays
+# are bounded by the game (a few thousand).
+_MASKS: dict[int, dict[int, np.ndarray]] = {}
+_PLAYS: dict[int, dict[tuple, tuple[Play, np.ndarray]]] = {}
+
+
 class Palace(Game):
     """Palace for 2-5 players (see the module docstring and docs/games/palace.md)."""
 
@@ -238,21 +245,31 @@ class Palace(Game):
                         "reward": reward}
         self._zero_mask = np.zeros(self.num_actions, dtype=np.int8)
         self._zero_mask.flags.writeable = False
-        self._masks: dict[int, np.ndarray] = {}
-        # Every Play made so far with its history row, by its fields (see _record).
-        self._plays: dict[tuple, tuple[Play, np.ndarray]] = {}
+        self._link_caches()
         ix = self.index
         self._row_slices = [slice(ix.history + row * ix.row_width,
                                   ix.history + (row + 1) * ix.row_width)
                             for row in range(ix.history_rows)]
 
+    def _link_caches(self) -> None:
+        """Share the memoised masks and plays with every game of the same shape, so new envs
+        (a vector of them, one per evaluation) start warm."""
+        # masks by _legal_mask key (they depend only on the action count)
+        self._masks: dict[int, np.ndarray] = _MASKS.setdefault(self.num_actions, {})
+        # every Play made so far with its history row, by its fields (see _record); rows
+        # depend on the number of players
+        self._plays: dict[tuple, tuple[Play, np.ndarray]] = _PLAYS.setdefault(
+            self.num_players, {})
+
     def __getstate__(self) -> dict[str, Any]:
-        # The memoised masks and plays are caches: pickled envs (sent to subprocesses) travel
-        # light.
+        # The caches stay behind: pickled envs (sent to subprocesses) travel light.
         state = self.__dict__.copy()
-        state["_masks"] = {}
-        state["_plays"] = {}
+        del state["_masks"], state["_plays"]
         return state
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        self.__dict__.update(state)
+        self._link_caches()
 
     # --- dealing ------------------------------------------------------------------------
     def init(self, rng: np.random.Generator) -> PalaceState:
@@ -371,7 +388,7 @@ class Palace(Game):
             mask = b"".join(map(counts.translate, MORE_THAN))
             mask += bytes(PICK_UP - FACE_UP_BASE)
         mask += b"\1" if key & KEY_PILE[-1] else b"\0"
-        return np.frombuffer(mask + bytes(self.num_actions - NUM_PLAY_ACTIONS), dtype=np.int8)
+        return np.frombuffer(mask + bytes(self.num_actions - NUM_PLAY_ACTIONS), np.int8)
 
     def _swap_mask(self, s: PalaceState) -> np.ndarray:
         """Swap-phase mask: any hand rank for any other face-up rank, or done."""

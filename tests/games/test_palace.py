@@ -455,9 +455,14 @@ def test_heuristic_beats_lowest_first():
 def test_a_pickled_game_leaves_its_mask_cache_behind():
     game, s = three_seats("4 5 6", pile="5")
     game.legal_mask(s)
-    twin = pickle.loads(pickle.dumps(game))
-    assert game._masks and not twin._masks
+    assert game._masks and game._plays is not None
+    data = pickle.dumps(game)
+    assert len(data) < 5_000  # not the memoised masks and plays
+    twin = pickle.loads(data)
+    # an unpickled game shares this process's caches, like every game of its shape
+    assert twin._masks is game._masks and twin._plays is game._plays
     assert twin.legal_actions(s.copy()) == game.legal_actions(s)
+    assert Palace(num_players=4)._plays is not game._plays  # history rows differ by players
 
 
 @pytest.mark.parametrize("kw", [{}, {"num_players": 2}, {"num_players": 5, "swap_phase": True}])
