@@ -47,7 +47,9 @@ PLAYER_COUNTS = (4, 6, 8)
 SLOT = deck.SLOT_BITS  # bits per seat in the legal-mask bit set
 LIVE, DISCARDED = -1, 2  # a half-suit's outcome: LIVE, the scoring team (0 or 1), or DISCARDED
 LAST_ASKS = 4  # asks kept in the view (newest last)
-MASK_CACHE = 4096  # legal masks remembered per game object
+MASK_CACHE = 4096  # legal masks remembered per (players, rules), then start over
+# the memoised legal masks of every Literature game in this process, by (players, original rules)
+_MASKS: dict[tuple[int, bool], dict[int, np.ndarray]] = {}
 _NONZERO_LOW = 0x0101010101010101
 _HIGH = 0x8080808080808080
 
@@ -173,7 +175,7 @@ class Literature(Game):
         self.engine = first_order_engine(n) if self.original else standard_engine(n)
         self._self_observer = [k * n + k if self.original else k for k in range(n)]
         self._build_mask_tables()
-        self._masks: dict[int, np.ndarray] = {}
+        self._link_masks()
         self._zero_mask = np.zeros(self.num_actions, dtype=np.int8)
         self._zero_mask.flags.writeable = False
 
@@ -257,10 +259,20 @@ class Literature(Game):
             self._masks[bits] = mask
         return mask
 
+    def _link_masks(self) -> None:
+        """Share the memoised masks with every game of the same players and rules, so new envs
+        start warm."""
+        self._masks: dict[int, np.ndarray] = _MASKS.setdefault(
+            (self.num_players, self.original), {})
+
     def __getstate__(self) -> dict[str, Any]:
         state = dict(self.__dict__)
-        state["_masks"] = {}  # a cache: not worth pickling
+        del state["_masks"]  # a cache: not worth pickling
         return state
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        self.__dict__.update(state)
+        self._link_masks()
 
     # --- playing ------------------------------------------------------------------------
     def _apply(self, s: LiteratureState, action: int,
