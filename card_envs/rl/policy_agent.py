@@ -67,15 +67,13 @@ class PolicyAgent(BaseAgent):
         with th.no_grad():
             if self.algo == "dqn":
                 batch = {"observation": obs, "action_mask": th.from_numpy(mask[None].copy())}
-                q = self.policy.q_net(batch)[0].numpy()
-                return int(np.flatnonzero(mask)[np.argmax(q[mask > 0])])
+                return _best_legal(self.policy.q_net(batch)[0].numpy(), mask)
             if self.deterministic:
                 # the masked distribution's mode, without building the distribution
                 policy = self.policy
                 features = policy.extract_features(obs, policy.pi_features_extractor)
                 logits = policy.action_net(policy.mlp_extractor.forward_actor(features))[0]
-                legal = np.flatnonzero(mask)
-                return int(legal[np.argmax(logits.numpy()[legal])])
+                return _best_legal(logits.numpy(), mask)
             dist = self.policy.get_distribution(obs, action_masks=mask[None, :].astype(bool))
             probs = dist.distribution.probs[0].numpy().astype(np.float64)
             probs /= probs.sum()
@@ -83,6 +81,12 @@ class PolicyAgent(BaseAgent):
 
     def __repr__(self) -> str:
         return f"PolicyAgent({self.name!r}, {self.algo})"
+
+
+def _best_legal(values: np.ndarray, mask: np.ndarray) -> int:
+    """The legal action with the highest value (the first one on ties)."""
+    legal = np.flatnonzero(mask)
+    return int(legal[np.argmax(values[legal])])
 
 
 def save_model(model, path: Path, meta: dict[str, Any]) -> None:
