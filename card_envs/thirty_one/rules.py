@@ -207,7 +207,6 @@ class ThirtyOne(Game):
         self.max_steps = check_int("max_steps", max_steps, 1, 100_000)
         self.min_payoff = -1.0 / (self.num_players - 1)
         self.max_payoff = 1.0
-        self.score_table = SCORE_TABLES[self.three_of_a_kind]
         self._score_codes = SCORE_CODES[self.three_of_a_kind]
         self._seatings: dict[tuple[int, ...], tuple[tuple, tuple]] = {}
         self._config = {"num_players": self.num_players, "lives": self.lives,
