@@ -112,7 +112,7 @@ class DefaultEncoder(Encoder):
         self._code_bytes[:] = b"".join(
             (
                 board_codes(s),
-                DRAW_CODE[len(s.deck) - s.deck_pos],
+                DRAW_CODE[game.draw_pile_size(s)],
                 PLAYED_CODE[s.played],
                 TURN_CODE[s.turn_played],
                 MIN_CODE[game.min_play(s) if game.standard else 0],
