@@ -37,13 +37,35 @@ from card_envs.core.game import Game, State
 if TYPE_CHECKING:
     from card_envs.core.spec import GameSpec
 
-_RESET_ATTRS = frozenset(
-    {"rewards", "terminations", "truncations", "infos", "agent_selection", "agents", "game_state"}
-)
+
+class _SetByReset:
+    """A class attribute that reset() shadows with an instance attribute of the same name;
+    before reset() reading it raises PettingZoo's AttributeError.
+
+    (A ``__getattr__`` on the env would do the same but slow every attribute lookup of the
+    env: Python does not specialise lookups on a class that defines one.)
+    """
+
+    def __set_name__(self, owner: type, name: str) -> None:
+        self.name = name
+
+    def __get__(self, env: Any, owner: type | None = None) -> Any:
+        if env is None:
+            return self
+        raise AttributeError(f"{self.name} cannot be accessed before reset")
 
 
 class CardGameEnv(AECEnv):
     """A PettingZoo AECEnv for any ``Game``; see the module docstring."""
+
+    # set by reset()
+    agents = _SetByReset()
+    agent_selection = _SetByReset()
+    rewards = _SetByReset()
+    terminations = _SetByReset()
+    truncations = _SetByReset()
+    infos = _SetByReset()
+    game_state = _SetByReset()
 
     def __init__(
         self,
@@ -82,12 +104,6 @@ class CardGameEnv(AECEnv):
         self._num_actions = game.num_actions
 
     # --- PettingZoo API -----------------------------------------------------------------
-    def __getattr__(self, name: str) -> Any:
-        # Only reached when normal lookup fails, so it costs nothing after reset().
-        if name in _RESET_ATTRS:
-            raise AttributeError(f"{name} cannot be accessed before reset")
-        raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
-
     def observation_space(self, agent: str) -> spaces.Space:
         return self.observation_spaces[agent]
 
@@ -147,7 +163,10 @@ class CardGameEnv(AECEnv):
         seat = self.agent_name_mapping[agent]
         state = self.game_state
         if seat == state.player and not (state.terminal or state.truncated):
-            mask = self.game.legal_mask(state).copy()
+            mask = state.mask  # cached by the game for the player to act
+            if mask is None:
+                mask = self.game.legal_mask(state)
+            mask = mask.copy()
         else:
             mask = np.zeros(self._num_actions, dtype=np.int8)
         obs = {"observation": self.encoder.encode_state(state, seat), "action_mask": mask}
@@ -168,7 +187,8 @@ class CardGameEnv(AECEnv):
         if (action.__class__ is int or isinstance(action, np.integer)) and (
             0 <= action < self._num_actions and mask[action]
         ):
-            action = int(action)
+            if action.__class__ is not int:
+                action = int(action)
         elif self.classic:
             if not self._in_bounds(action):
                 raise AssertionError("action is not in action space")

@@ -7,6 +7,8 @@ past the last player still in stay 0).
 
 from __future__ import annotations
 
+import array
+import functools
 import struct
 
 import numpy as np
@@ -68,30 +70,64 @@ _PACK2 = struct.Struct("2f").pack  # native float32, as numpy's
 _PACK4 = struct.Struct("4f").pack
 _PACK5 = struct.Struct("5f").pack
 ZERO = bytes(4)  # a float32 0; ZERO * k: k of them
-NO_SUIT_SUMS = ZERO * NUM_SUITS
-NO_SHOWN = [NO_CARD] * HAND_SIZE  # a list, to compare with the state's lists of shown cards
+NO_SUITS = ZERO * NUM_SUITS
+NO_SHOWN = [NO_CARD] * HAND_SIZE
 SUM_BASE = 12  # above every card value, so a code is a suit's values in order
 SUIT_SUMS = _suit_sum_table()
 CARD_BYTES = [_f32(vector) for vector in _card_vectors(SUIT, _INV_11)]  # [-1]: no card
 # each score code of rules.SCORE_CODES (twice the score) as score / 31 the way the encoder
 # rounds it: a float32 score times 1/31 in float32
 SCORE_31 = [float(np.float32(code / 2) * _INV_31) for code in range(2 * 31 + 1)]
-# the unseen piece of a suit by the value of its seen cards (at most the whole suit)
-UNSEEN = [max(SUIT_TOTAL - seen, 0) * _INV_SUIT for seen in range(SUIT_TOTAL + 1)]
+# Values per suit packed in one int, a byte per suit (S lowest): adding two packs adds suit by
+# suit (a suit is worth 95 at most). CARD_PACK[card]: the card's value in its suit's byte.
+CARD_PACK = [VALUE[card] << 8 * SUIT[card] for card in range(C)] + [0]  # [-1]: no card
+# the unseen piece of a suit by the value of its seen cards (0..255: any byte of a pack)
+UNSEEN = [max(SUIT_TOTAL - seen, 0) * _INV_SUIT for seen in range(256)]
 
 
-def _suit_sums(cards, seen: list[int]) -> bytes:
-    """Value / 31 per suit of ``cards`` (-1: no card) as float32 bytes; adds their values to
-    ``seen``."""
+def _unseen(seen: int) -> bytes:
+    """The unseen piece (4 float32) from the pack of the values seen per suit."""
+    return _PACK4(UNSEEN[seen & 255], UNSEEN[seen >> 8 & 255], UNSEEN[seen >> 16 & 255],
+                  UNSEEN[seen >> 24])
+
+
+def _suit_sums(cards) -> tuple[bytes, int]:
+    """Value / 31 per suit of ``cards`` (-1: no card) as float32 bytes, and their values as a
+    pack (see CARD_PACK)."""
     codes = [0, 0, 0, 0]  # per suit
+    pack = 0
     for card in cards:
         if card >= 0:
             suit = SUIT[card]
-            value = VALUE[card]
-            codes[suit] = codes[suit] * SUM_BASE + value
-            seen[suit] += value
+            codes[suit] = codes[suit] * SUM_BASE + VALUE[card]
+            pack += CARD_PACK[card]
     sums = SUIT_SUMS
-    return _PACK4(sums[codes[0]], sums[codes[1]], sums[codes[2]], sums[codes[3]])
+    return _PACK4(sums[codes[0]], sums[codes[1]], sums[codes[2]], sums[codes[3]]), pack
+
+
+# Every slot triple (a, b, c) of cards or -1 has the index a * 53**2 + b * 53 + c + TRIPLE_0
+# (no card counts as 0) in two tables built on first use: TRIPLE_SUMS, 16 bytes per triple, its
+# _suit_sums bytes; TRIPLE_PACK its pack. A hand, or the cards a player is known to hold, is
+# then one index instead of a loop over cards.
+_C1, _C2 = C + 1, (C + 1) ** 2
+TRIPLE_0 = _C2 + _C1 + 1
+
+
+@functools.cache
+def triple_tables() -> tuple[bytes, array.array]:
+    """(TRIPLE_SUMS, TRIPLE_PACK), see above; about 3 MB, built once per process."""
+    values = np.array([0, *VALUE], dtype=np.int64)  # by card + 1
+    suits = np.array([0, *SUIT], dtype=np.int64)
+    packs = np.array([0, *CARD_PACK[:C]], dtype=np.int64)
+    a, b, c = (axis.ravel() for axis in np.indices((C + 1,) * 3))
+    codes = np.zeros((NUM_SUITS, len(a)), dtype=np.int64)
+    for cards in (a, b, c):  # the slots in order: codes hold the first card highest
+        for suit in range(NUM_SUITS):
+            hit = (cards > 0) & (suits[cards] == suit)
+            codes[suit] = np.where(hit, codes[suit] * SUM_BASE + values[cards], codes[suit])
+    sums = np.asarray(SUIT_SUMS, dtype=np.float32)[codes.T]
+    pack = packs[a] + packs[b] + packs[c]
+    return sums.tobytes(), array.array("I", pack.astype(np.uint32).tobytes())
 
 
 class DefaultEncoder(Encoder):
@@ -150,6 +186,27 @@ class DefaultEncoder(Encoder):
         self._inv_turns = 1.0 / game.max_round_turns
         self._score_codes = SCORE_CODES[game.three_of_a_kind]
         self._n = n
+        self._lives_blocks: dict[tuple[int, ...], bytes] = {}
+        self._link_tables()
+
+    def _link_tables(self) -> None:
+        """Attach the process-wide tables (not pickled: rebuilt or shared on unpickling)."""
+        n = self._n
+        self._triple_sums, self._triple_packs = triple_tables()
+        # the whole observation in one pack: float32 numbers as "f", precomputed pieces as "s"
+        self._pack = struct.Struct(
+            f"=16s16s16s16s16s16s4f{4 * C}s4f{'16s' * (n - 1)}{4 * n}s{4 * n}s{4 * n}s{4 * n}s5f"
+        ).pack
+
+    def __getstate__(self) -> dict:
+        state = self.__dict__.copy()
+        for name in ("_triple_sums", "_triple_packs", "_pack"):
+            del state[name]
+        return state
+
+    def __setstate__(self, state: dict) -> None:
+        self.__dict__.update(state)
+        self._link_tables()
 
     def encode(self, v: ThirtyOneView) -> np.ndarray:
         return self._encode(v.player, v.hand, v.drawn, v.taken, v.top, v.in_discard,
@@ -168,53 +225,67 @@ class DefaultEncoder(Encoder):
                 lives, opponents, places, acting, knocker, opener, first_turn, phase,
                 round_turns) -> np.ndarray:
         """The observation from the view's fields (``encode`` and ``encode_state`` share it)."""
-        seen = discard_values[:]  # value per suit of the cards I have seen: the pile's so far
-        if drawn >= 0:
-            seen[SUIT[drawn]] += VALUE[drawn]  # in my hands now, wherever it came from
+        sums, packs = self._triple_sums, self._triple_packs
+        # the pack of the values per suit I have seen: the discard pile, the card I must place
+        # (in my hands now, wherever it came from), my hand and the cards known in other hands
+        seen = (discard_values[0] + (discard_values[1] << 8) + (discard_values[2] << 16)
+                + (discard_values[3] << 24) + CARD_PACK[drawn])
         if hand:
             a, b, c = hand
+            t = a * _C2 + b * _C1 + c + TRIPLE_0
+            seen += packs[t]
+            totals = sums[t << 4 : (t << 4) + 16]
             scores, ab = self._score_codes, (a * C + b) * C
+            score = SCORE_31[scores[ab + c]]
             card = drawn if drawn >= 0 else top
-            options = ((SCORE_31[scores[(card * C + b) * C + c]],
-                        SCORE_31[scores[(a * C + card) * C + c]], SCORE_31[scores[ab + card]])
-                       if card >= 0 else (0.0, 0.0, 0.0))
-            # hand, top_discard, drawn, suit_totals, hand_score and options
-            parts = [CARD_BYTES[a], CARD_BYTES[b], CARD_BYTES[c], CARD_BYTES[top],
-                     CARD_BYTES[drawn], _suit_sums(hand, seen),
-                     _PACK4(SCORE_31[scores[ab + c]], *options)]
-        else:
-            parts = [ZERO * (HAND_SIZE * NUM_SUITS), CARD_BYTES[top], CARD_BYTES[drawn],
-                     ZERO * (2 * NUM_SUITS)]
-        parts.append(in_discard)
-        # opponent_known goes after unseen, which counts it: unseen is inserted below
-        unseen_at = len(parts)
-        life = self._lives
-        lives_by_place = [life[lives[me]]]
-        for q in opponents:
-            held = shown[q]
-            if q == acting and taken >= 0:
-                parts.append(_suit_sums([*held, taken], seen))
-            elif held == NO_SHOWN:  # the usual case
-                parts.append(NO_SUIT_SUMS)
+            if card >= 0:
+                option_a = SCORE_31[scores[(card * C + b) * C + c]]
+                option_b = SCORE_31[scores[(a * C + card) * C + c]]
+                option_c = SCORE_31[scores[ab + card]]
             else:
-                parts.append(_suit_sums(held, seen))
-            lives_by_place.append(life[lives[q]])
-        parts.insert(unseen_at, _PACK4(UNSEEN[seen[0]], UNSEEN[seen[1]], UNSEEN[seen[2]],
-                                       UNSEEN[seen[3]]))
-        missing = self._n - 1 - len(opponents)  # places past the last player in
-        parts.append(ZERO * (NUM_SUITS * missing))
-        parts += lives_by_place
-        parts.append(ZERO * (self._n - len(lives_by_place)))
-        # place -1: nobody knocked, or at the match's end a seat that is out
-        one_hot = self._one_hot
-        parts += (one_hot[places[knocker]], one_hot[places[acting]], one_hot[places[opener]])
+                option_a = option_b = option_c = 0.0
+        else:
+            a = b = c = NO_CARD
+            totals, score, option_a, option_b, option_c = NO_SUITS, 0.0, 0.0, 0.0, 0.0
+        known = []  # opponent_known, block by block
+        for q in opponents:
+            x, y, z = shown[q]
+            if q == acting and taken >= 0:
+                block, pack = _suit_sums((x, y, z, taken))
+            else:
+                t = x * _C2 + y * _C1 + z + TRIPLE_0
+                block, pack = sums[t << 4 : (t << 4) + 16], packs[t]
+            known.append(block)
+            seen += pack
+        if len(known) < self._n - 1:  # places past the last player in
+            known += [NO_SUITS] * (self._n - 1 - len(known))
+        # lives by place: the seats still in follow from the lives, so they key the block
+        key = (me, *lives)
+        lives_block = self._lives_blocks.get(key) or self._lives_block(key, opponents)
+        one_hot = self._one_hot  # place -1: nobody knocked, or at the end a seat that is out
         if first_turn:
             turns = 0.0
         else:  # the last turns after a knock may go past the cap
             turns = min(round_turns * self._inv_turns, 1.0) if round_turns else 0.0
-        parts.append(_PACK5(1.0 if phase else 0.0, 1.0 if phase and taken >= 0 else 0.0,
-                            1.0 if first_turn else 0.0, deck_size * _INV_C, turns))
-        return np.frombuffer(bytearray().join(parts), np.float32)  # writable, its own buffer
+        return np.frombuffer(bytearray(self._pack(
+            CARD_BYTES[a], CARD_BYTES[b], CARD_BYTES[c], CARD_BYTES[top], CARD_BYTES[drawn],
+            totals, score, option_a, option_b, option_c, in_discard.tobytes(),
+            UNSEEN[seen & 255], UNSEEN[seen >> 8 & 255], UNSEEN[seen >> 16 & 255],
+            UNSEEN[seen >> 24], *known, lives_block, one_hot[places[knocker]],
+            one_hot[places[acting]], one_hot[places[opener]], 1.0 if phase else 0.0,
+            1.0 if phase and taken >= 0 else 0.0, 1.0 if first_turn else 0.0,
+            deck_size * _INV_C, turns)), np.float32)  # writable, its own buffer
+
+    def _lives_block(self, key: tuple[int, ...], opponents) -> bytes:
+        """The lives piece for ``key`` = (me, *lives), seats still in = ``opponents``; cached."""
+        if len(self._lives_blocks) >= 4096:  # bounded: drop everything now and then
+            self._lives_blocks.clear()
+        me, lives = key[0], key[1:]
+        life = self._lives
+        block = b"".join([life[lives[q]] for q in (me, *opponents)])
+        block += ZERO * (self._n - 1 - len(opponents))
+        self._lives_blocks[key] = block
+        return block
 
 
 # The source's card vector: the card's value in its suit's place, suits in the source's

@@ -11,11 +11,17 @@ import pytest
 from card_envs.core.cards import parse_card
 from card_envs.thirty_one.agents import ExpectedValueAgent, GreedyAgent
 from card_envs.thirty_one.encoding import (
+    _C1,
+    _C2,
+    CARD_PACK,
     SUIT_SUMS,
     SUM_BASE,
+    TRIPLE_0,
     DefaultEncoder,
     OriginalEncoder,
+    _suit_sums,
     expected_values,
+    triple_tables,
 )
 from card_envs.thirty_one.env import render
 from card_envs.thirty_one.rules import (
@@ -485,6 +491,19 @@ def test_encoder_tables_equal_what_they_stand_for():
     for toak, table in enumerate(SCORE_TABLES):
         codes = np.frombuffer(SCORE_CODES[toak], dtype=np.uint8).reshape(table.shape)
         assert np.array_equal(codes, 2 * table)
+    # the triple tables: _suit_sums and the pack of every slot triple (cards or -1), sampled
+    sums, packs = triple_tables()
+    rng = np.random.default_rng(0)
+    triples = [(-1, -1, -1), (51, 51, 51), *rng.integers(-1, 52, (3000, 3)).tolist()]
+    for x, y, z in triples:
+        t = x * _C2 + y * _C1 + z + TRIPLE_0
+        assert (sums[16 * t : 16 * t + 16], packs[t]) == _suit_sums((x, y, z))
+        values = [0] * 4
+        for card in (x, y, z):
+            if card >= 0:
+                values[card // 13] += VALUES[card]
+        assert [packs[t] >> 8 * suit & 255 for suit in range(4)] == values
+    assert CARD_PACK[-1] == 0
 
 
 def test_discard_values_follow_the_discard_pile_through_play_and_reshuffles():
