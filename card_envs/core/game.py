@@ -180,6 +180,7 @@ class Game(ABC):
         """Play ``action`` (assumed legal: see ``check_action``); count the step and apply the cap.
 
         Returns the rewards of this transition per seat, or None when all are zero.
+        (``CardGameEnv.step`` does the same inline: change both together.)
         """
         rewards = self._apply(state, action, rng)
         state.mask = None
