@@ -290,8 +290,8 @@ class ThirtyOne(Game):
         for card in discard:
             s.in_discard[card] = 1
         s.discard_values = suit_values(discard)
-        s.shown = [[NO_CARD] * HAND_SIZE for _ in s.hands]
-        s.epochs = [[0] * HAND_SIZE for _ in s.hands]
+        s.shown = [[NO_CARD, NO_CARD, NO_CARD] for _ in s.hands]  # HAND_SIZE of each
+        s.epochs = [[0, 0, 0] for _ in s.hands]
         s.player = s.opener
         s.knocker, s.first_turn, s.phase = -1, True, 0
         s.drawn, s.from_discard = NO_CARD, False
@@ -420,7 +420,11 @@ class ThirtyOne(Game):
     def _settle(self, s: ThirtyOneState) -> np.ndarray | None:
         """Show the hands, take lives, revive or eliminate; the shaped rewards if asked for."""
         n, seats, lives, hands = self.num_players, s.seating, s.lives, s.hands
-        scores = {q: self.score(hands[q]) for q in seats}
+        codes = self._score_codes  # self.score, inline
+        scores = {}
+        for q in seats:
+            a, b, c = hands[q]
+            scores[q] = codes[(a * DECK_SIZE + b) * DECK_SIZE + c] / 2
         lost = [0] * n
         knocked_out = False
         for q in self.losers(scores):
@@ -428,7 +432,8 @@ class ThirtyOne(Game):
             lives[q] = max(0, lives[q] - lost[q])
             knocked_out = knocked_out or lives[q] == 0
         after = lives[:]
-        revived = not any(lives[q] for q in seats)
+        # all at 0 needs someone knocked out (the others kept their lives)
+        revived = knocked_out and not any([lives[q] for q in seats])
         if revived:
             for q in seats:
                 lives[q] = 1
