@@ -163,9 +163,9 @@ class CardGameEnv(AECEnv):
         seat = self.agent_name_mapping[agent]
         state = self.game_state
         if seat == state.player and not (state.terminal or state.truncated):
-            mask = state.mask  # cached by the game for the player to act
+            mask = state.mask  # Game.legal_mask inline: cached in the state for the player to act
             if mask is None:
-                mask = self.game.legal_mask(state)
+                mask = state.mask = self.game._legal_mask(state)
             mask = mask.copy()
         else:
             mask = np.zeros(self._num_actions, dtype=np.int8)

@@ -139,7 +139,8 @@ class Game(ABC):
     def legal_mask(self, state: State) -> np.ndarray:
         """The int8 legal-action mask of the player to act (all zeros once the game is over).
 
-        The array is cached in the state: treat it as read-only.
+        The array is cached in the state: treat it as read-only. (``CardGameEnv`` reads the
+        cache, or calls ``_legal_mask`` for a game in progress, inline.)
         """
         mask = state.mask
         if mask is None:
