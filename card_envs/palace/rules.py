@@ -84,8 +84,13 @@ KEY_COUNTS = (1 << (8 * NUM_RANKS)) - 1
 KEY_FACE_UP = 1 << (8 * NUM_RANKS)
 KEY_BLIND = 2 << (8 * NUM_RANKS)
 KEY_PILE = (0,) + (4 << (8 * NUM_RANKS),) * NUM_RANKS
-# MORE_THAN[k]: bytes.translate table of a count byte to 1 if it is more than k, else 0.
-MORE_THAN = tuple(bytes(int(c > k) for c in range(256)) for k in range(4))
+# A mask is built as an int, byte a = action a. Hand action 13 * k + r is legal when more
+# than k cards of rank r are playable: the count bytes copied into 4 blocks of 13 (* SPREAD)
+# plus 127 - k in each byte of block k (+ OVER) have bit 7 set exactly there (& HIGH); counts
+# are at most 4, so no byte carries into the next. Block 0 alone does the face-up cards.
+SPREAD = sum(1 << (8 * NUM_RANKS * k) for k in range(4))
+OVER = sum((0x7F - k) << (8 * (NUM_RANKS * k + r)) for k in range(4) for r in range(NUM_RANKS))
+HIGH = sum(0x80 << (8 * a) for a in range(FACE_UP_BASE))
 # Swap actions that exchange a rank for itself change nothing; they are never legal.
 SWAP_USEFUL = ~np.eye(NUM_RANKS, dtype=bool)
 # The source's pickup penalty weighs a picked-up rank r by 13 - r (2s cost most, aces least).
@@ -377,18 +382,17 @@ class Palace(Game):
 
     def _mask_of_key(self, key: int) -> np.ndarray:
         """The (read-only) play-phase mask that a ``_legal_mask`` key stands for."""
-        counts = (key & KEY_COUNTS).to_bytes(NUM_RANKS, "little")  # playable cards per rank
+        counts = key & KEY_COUNTS  # playable cards per rank
         if key & KEY_BLIND:
             # Never restricted by the top card: the player can't see its card.
-            mask = bytes(BLIND) + b"\1" + bytes(PICK_UP - BLIND - 1)
+            mask = 1 << (8 * BLIND)
         elif key & KEY_FACE_UP:
-            mask = bytes(FACE_UP_BASE) + counts.translate(MORE_THAN[0]) + bytes(PICK_UP - BLIND)
+            mask = ((counts + (OVER & KEY_COUNTS)) & HIGH & KEY_COUNTS) << (8 * FACE_UP_BASE - 7)
         else:
-            # Hand action 13 * k + r is legal when more than k cards of rank r are playable.
-            mask = b"".join(map(counts.translate, MORE_THAN))
-            mask += bytes(PICK_UP - FACE_UP_BASE)
-        mask += b"\1" if key & KEY_PILE[-1] else b"\0"
-        return np.frombuffer(mask + bytes(self.num_actions - NUM_PLAY_ACTIONS), np.int8)
+            mask = ((counts * SPREAD + OVER) & HIGH) >> 7
+        if key & KEY_PILE[-1]:
+            mask |= 1 << (8 * PICK_UP)
+        return np.frombuffer(mask.to_bytes(self.num_actions, "little"), np.int8)
 
     def _swap_mask(self, s: PalaceState) -> np.ndarray:
         """Swap-phase mask: any hand rank for any other face-up rank, or done."""
