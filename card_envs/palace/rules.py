@@ -251,6 +251,7 @@ class Palace(Game):
         self._zero_mask = np.zeros(self.num_actions, dtype=np.int8)
         self._zero_mask.flags.writeable = False
         self._link_caches()
+        self._next_seat = [(q + 1) % self.num_players for q in range(self.num_players)]
         ix = self.index
         self._row_slices = [slice(ix.history + row * ix.row_width,
                                   ix.history + (row + 1) * ix.row_width)
@@ -434,8 +435,16 @@ class Palace(Game):
         self._record(s, p, kind, rank, count, burned)
         if s.draw and s.hand_size[p] < HAND_TARGET:
             self._draw_up(s, p)
-        went_out = self._check_out(s, p)
-        self._pass_turn(s, p, again=burned)
+        went_out = not (s.hand_size[p] or s.face_up_size[p] or s.face_down_size[p])
+        if went_out:
+            self._go_out(s, p)
+        # A burner acts again; otherwise (or if it went out) the next player still in acts.
+        if (went_out or not burned) and not s.terminal:
+            after = self._next_seat
+            q = after[p]
+            while s.is_out[q]:
+                q = after[q]
+            s.player = q
         if not self.shaped:
             return self.payoffs(s) if s.terminal else None
         return self._shaped_rewards(s, p, bonus, went_out)
@@ -579,10 +588,8 @@ class Palace(Game):
             s.board[p * SEAT_WIDTH + HAND_SIZE_AT] = s.hand_size[p] * HAND_SCALE
             s.board[self.index.draw] = len(draw) / self.draw_at_deal
 
-    def _check_out(self, s: PalaceState, p: int) -> bool:
-        """Mark p out if it has no card left; end the game when one player still holds cards."""
-        if s.hand_size[p] or s.face_up_size[p] or s.face_down_size[p]:
-            return False
+    def _go_out(self, s: PalaceState, p: int) -> None:
+        """Mark p, who has no card left, out; end the game when one player still holds cards."""
         s.is_out[p] = True
         s.finished.append(p)
         if s.board is not None:
@@ -590,17 +597,6 @@ class Palace(Game):
         if len(s.finished) == self.num_players - 1:
             s.loser = s.is_out.index(False)
             s.terminal = True
-        return True
-
-    def _pass_turn(self, s: PalaceState, p: int, again: bool) -> None:
-        """A burner acts again; otherwise (or if it went out) the next player still in acts."""
-        if s.terminal or (again and not s.is_out[p]):
-            return
-        n = self.num_players
-        q = (p + 1) % n
-        while s.is_out[q]:
-            q = (q + 1) % n
-        s.player = q
 
     def _record(self, s: PalaceState, *fields) -> None:
         """Append the ``Play`` of these fields to the history and to the board's ring of

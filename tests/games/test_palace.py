@@ -467,7 +467,7 @@ def test_a_pickled_game_leaves_its_mask_cache_behind():
 
 @pytest.mark.parametrize("kw", [{}, {"num_players": 2}, {"num_players": 5, "swap_phase": True}])
 def test_memoised_masks_and_the_board_match_the_rules_over_random_play(kw):
-    """The masks memoised by key (built from bytes) and the incrementally kept board agree
+    """The masks memoised by key (built by int arithmetic) and the incrementally kept board agree
     with the rules computed from the state, through hand, face-up and blind play."""
     game = Palace(**kw)
     rng = np.random.default_rng(11)
