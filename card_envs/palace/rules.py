@@ -430,8 +430,7 @@ class Palace(Game):
             bonus = 10.0 if kind == BLIND_PLAY else -5.0
         else:
             kind, rank, burned = PICKED_UP, -1, False
-            picked, count = self._pick_up(s, p)
-            bonus = -_pickup_penalty(picked, count) if self.shaped else 0.0
+            count, bonus = self._pick_up(s, p)
         self._record(s, p, kind, rank, count, burned)
         if s.draw and s.hand_size[p] < HAND_TARGET:
             self._draw_up(s, p)
@@ -526,9 +525,9 @@ class Palace(Game):
         s.pile_size = 0
         s.run = 0
 
-    def _pick_up(self, s: PalaceState, p: int) -> tuple[np.ndarray, int]:
-        """Move the pile into p's hand (a run of 3s on top leaves the game); the cards taken
-        (per rank) and their number."""
+    def _pick_up(self, s: PalaceState, p: int) -> tuple[int, float]:
+        """Move the pile into p's hand (a run of 3s on top leaves the game); the number of
+        cards taken and the source's step bonus for it (0 unless shaped)."""
         count = s.pile_size
         if s.top == THREE:
             count -= s.run
@@ -536,10 +535,10 @@ class Palace(Game):
             out = s.out_cards[THREE] = s.out_cards.item(THREE) + s.run
             if s.board is not None:
                 s.board[self.index.out_cards + THREE] = out * COUNT_SCALE
-        taken = s.pile.copy()
-        self._take_into_hand(s, p, taken, count)
+        bonus = -_pickup_penalty(s.pile, count) if self.shaped else 0.0
+        self._take_into_hand(s, p, s.pile, count)
         self._clear_pile(s)
-        return taken, count
+        return count, bonus
 
     def _take_into_hand(self, s: PalaceState, p: int, cards: np.ndarray, count: int) -> None:
         """Add ``cards`` (per rank, ``count`` in all) to p's hand in full view of everyone."""
