@@ -178,8 +178,18 @@ class Engine:
                 k.holds[h] |= mine << at
                 k.lacks[h] |= (0x3F & ~mine) << at
                 k.least[h] |= mine.bit_count() << at
+        if self._inject:
+            self.refresh(k)
+            self.close(k, ALL_PENDING)
+            return k
+        # Inside a half-suit, these facts close with rule 1 (the other seats lack the cards
+        # an observer holds): the observer knows every card there, and each card it does not
+        # hold has three or more other seats left, so rules 2, 4 and 7 add nothing. Only the
+        # rules across half-suits remain.
+        for h in range(NUM_HALF_SUITS):
+            k.lacks[h] |= self._one_holder(k.holds[h])
         self.refresh(k)
-        self.close(k, ALL_PENDING)
+        self.close(k, {}, touched=ALL_HALVES)
         return k
 
     def ask(self, k: Knowledge, asker: int, respondent: int, card: int, success: bool) -> None:
@@ -216,11 +226,12 @@ class Engine:
         self.close(k, {})
 
     # --- the fixed point ----------------------------------------------------------------
-    def close(self, k: Knowledge, pending: dict[int, int], positions: int = 0x3F) -> None:
+    def close(self, k: Knowledge, pending: dict[int, int], positions: int = 0x3F,
+              touched: int = 0) -> None:
         """Apply the rules until nothing changes; ``pending[h]`` says what changed in half-suit h
-        (and ``positions`` which card positions got new "lacks" facts there)."""
+        (and ``positions`` which card positions got new "lacks" facts there); ``touched``:
+        half-suits that changed but are already closed inside."""
         while True:
-            touched = 0
             for h, changed in pending.items():
                 if k.live >> h & 1:
                     self._close_half_suit(k, h, changed, positions)
@@ -229,18 +240,19 @@ class Engine:
             if pending is None:
                 self._write_seen(k)
                 return
-            positions = 0x3F
+            positions, touched = 0x3F, 0
 
     def _write_seen(self, k: Knowledge) -> None:
-        """Rewrite the bytes of ``k.seen`` of every stale half-suit (strided copies)."""
-        span, nb, seen, stale = 8 * self.nbytes, self.nbytes, k.seen, k.stale
+        """Rewrite the bytes of ``k.seen`` of every stale half-suit (one strided copy each)."""
+        # Half-suit h's bytes of the three kinds are every 8th byte from h on: one slice.
+        end, nb, seen, stale = 3 * 8 * self.nbytes, self.nbytes, k.seen, k.stale
+        lacks_at, least_at = 8 * nb, 16 * nb
         while stale:
             h = (stale & -stale).bit_length() - 1
             stale &= stale - 1
             lacks = k.lacks[h] if k.live >> h & 1 else self.cards
-            seen[h:span:8] = k.holds[h].to_bytes(nb, "little")
-            seen[span + h:2 * span:8] = lacks.to_bytes(nb, "little")
-            seen[2 * span + h:3 * span:8] = k.least[h].to_bytes(nb, "little")
+            kinds = k.holds[h] | lacks << lacks_at | k.least[h] << least_at
+            seen[h:end:8] = kinds.to_bytes(3 * nb, "little")
         k.stale = 0
 
     def _close_half_suit(self, k: Knowledge, h: int, dirty: int, positions: int) -> None:
@@ -253,13 +265,14 @@ class Engine:
             if dirty & HOLDS:
                 lacks |= self._one_holder(holds)
                 least = self.max(least, self.counts(holds))
+            maybe = cards & ~lacks
             if dirty & LACKS:
-                holds |= self._last_candidate(cards & ~lacks, positions)
+                holds |= self._last_candidate(maybe, positions)
             if dirty & (LACKS | LEAST):
                 if room_of != lacks:
-                    room, room_of = self.counts(cards & ~lacks), lacks
+                    room, room_of = self.counts(maybe), lacks
                 # rule 4: least count + cards lacked = 6 means least count = room
-                holds |= self.equal(least, room) & cards & ~lacks
+                holds |= self.equal(least, room) & maybe
             if dirty & (HOLDS | LEAST):
                 six = self._half_suit_total(least)
                 if six:

@@ -26,6 +26,7 @@ import numpy as np
 from card_envs.core.game import Game, State, View, check_choice, check_int
 from card_envs.literature import deck
 from card_envs.literature.deck import (
+    ALL_CARD_BITS,
     CARD_BIT,
     HALF_BITS,
     HALF_SUIT_SIZE,
@@ -44,12 +45,17 @@ from card_envs.literature.knowledge import (
 )
 
 PLAYER_COUNTS = (4, 6, 8)
-SLOT = deck.SLOT_BITS  # bits per seat in the legal-mask bit set
+SLOT = deck.SLOT_BITS  # bits of a hand in slot form
 LIVE, DISCARDED = -1, 2  # a half-suit's outcome: LIVE, the scoring team (0 or 1), or DISCARDED
 LAST_ASKS = 4  # asks kept in the view (newest last)
 MASK_CACHE = 4096  # legal masks remembered per (players, rules), then start over
 # the memoised legal masks of every Literature game in this process, by (players, original rules)
 _MASKS: dict[tuple[int, bool], dict[int, np.ndarray]] = {}
+# BIT_ROWS[b]: bits 0-7 of byte b as eight bytes 0/1; CARD_ROWS[b]: bits 0-5 (a slot byte's
+# cards): the pieces of the legal masks
+BIT_ROWS = tuple(bytes((b >> k) & 1 for k in range(8)) for b in range(256))
+CARD_ROWS = tuple(row[:HALF_SUIT_SIZE] for row in BIT_ROWS)
+NO_CARDS = bytes(NUM_CARDS)
 _NONZERO_LOW = 0x0101010101010101
 _HIGH = 0x8080808080808080
 
@@ -180,18 +186,12 @@ class Literature(Game):
         self._zero_mask.flags.writeable = False
 
     def _build_mask_tables(self) -> None:
-        """Where each action's legality sits in the bit set that ``_legal_mask`` builds."""
-        t = self.team_size
-        index = [j * SLOT + CARD_BIT[c] for j in range(t) for c in range(NUM_CARDS)]
-        if not self.original:
-            index += [t * SLOT + h for h in range(NUM_HALF_SUITS)]
-            index += [t * SLOT + NUM_HALF_SUITS + i for i in range(t)]
-        self._mask_index = np.array(index, dtype=np.intp)
-        self._mask_bytes = (t * SLOT + 2 * NUM_HALF_SUITS) // 8
-        self._naming_bits = ((1 << t) - 1) << (t * SLOT + NUM_HALF_SUITS)
-        # per player: (opponent seat, where its asks start in that bit set)
-        self._ask_rows = [[(self.opponent(p, j), j * SLOT) for j in range(t)]
-                          for p in range(self.num_players)]
+        """The pieces ``_legal_mask`` joins: per player the opponents in ask order, and the
+        mask of the naming steps (only "name teammate t" legal)."""
+        self._opponents = [[self.opponent(p, j) for j in range(self.team_size)]
+                           for p in range(self.num_players)]
+        naming = bytes(self.name_base) + b"\x01" * self.team_size
+        self._naming_mask = np.frombuffer(naming, np.int8) if not self.original else None
 
     # --- seats --------------------------------------------------------------------------
     def opponent(self, player: int, j: int) -> int:
@@ -239,25 +239,33 @@ class Literature(Game):
     # --- the legal actions --------------------------------------------------------------
     def _legal_mask(self, s: LiteratureState) -> np.ndarray:
         if s.claim_half >= 0:
-            bits = self._naming_bits
-        else:
-            hand = s.hands[s.player]
-            askable = halves_with_cards(hand) & ~hand
-            bits = 0 if self.original else s.live << (self.team_size * SLOT)
-            sizes = s.sizes
-            for seat, at in self._ask_rows[s.player]:
-                if sizes[seat]:
-                    bits |= askable << at
-        mask = self._masks.get(bits)
+            return self._naming_mask
+        hand = s.hands[s.player]
+        # key: the askable cards (slot form), the live half-suits, which opponents have cards
+        key = halves_with_cards(hand) & ~hand
+        if not self.original:
+            key |= s.live << SLOT
+        bit, sizes = 1 << (SLOT + NUM_HALF_SUITS), s.sizes
+        for seat in self._opponents[s.player]:
+            if sizes[seat]:
+                key |= bit
+            bit <<= 1
+        mask = self._masks.get(key)
         if mask is None:
             # The same few patterns come back again and again: keep them (read-only) for reuse.
             if len(self._masks) >= MASK_CACHE:
                 self._masks.clear()
-            raw = np.frombuffer(bits.to_bytes(self._mask_bytes, "little"), np.uint8)
-            mask = np.unpackbits(raw, bitorder="little")[self._mask_index].view(np.int8)
-            mask.flags.writeable = False
-            self._masks[bits] = mask
+            mask = self._masks[key] = self._build_mask(key)
         return mask
+
+    def _build_mask(self, key: int) -> np.ndarray:
+        """The read-only legal mask of an ask-or-declare decision, from ``_legal_mask``'s key."""
+        asks = b"".join(map(CARD_ROWS.__getitem__, (key & ALL_CARD_BITS).to_bytes(8, "little")))
+        rows = [asks if key >> (SLOT + NUM_HALF_SUITS + j) & 1 else NO_CARDS
+                for j in range(self.team_size)]
+        if not self.original:
+            rows += [BIT_ROWS[key >> SLOT & 0xFF], bytes(self.team_size)]
+        return np.frombuffer(b"".join(rows), np.int8)
 
     def _link_masks(self) -> None:
         """Share the memoised masks with every game of the same players and rules, so new envs

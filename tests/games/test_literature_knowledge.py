@@ -395,3 +395,25 @@ def test_randomize_hidden_redraws_only_what_the_player_cannot_place():
                     assert (held >= placed[q]).all(), "known cards stay with their holder"
                 changed += other.hands != s.hands
         assert changed, config
+
+
+@pytest.mark.parametrize("n", [4, 6, 8])
+def test_the_deal_shortcut_equals_the_full_fixed_point(n):
+    """``Engine.deal`` closes the deal's facts inside each half-suit by rule 1 alone: the same
+    tables and caches as running every rule from scratch, for even and uneven deals."""
+    engine, rng = Engine(n, list(range(n))), np.random.default_rng(n)
+    for t in range(300):
+        order = rng.permutation(48)
+        cuts = np.sort(rng.choice(49, n - 1)) if t % 2 else np.arange(1, n) * (48 // n)
+        hands = [deck.slot_bits(h) for h in np.split(order, cuts)]
+        slow = engine.start([h.bit_count() for h in hands])
+        for seat, hand in enumerate(hands):
+            at = 8 * (seat * n + seat)
+            for h in range(8):
+                mine = (hand >> (8 * h)) & 0x3F
+                slow.holds[h] |= mine << at
+                slow.lacks[h] |= (0x3F & ~mine) << at
+                slow.least[h] |= mine.bit_count() << at
+        engine.refresh(slow)
+        engine.close(slow, ALL_PENDING)
+        assert engine.deal(hands) == slow, (n, t)
