@@ -56,6 +56,7 @@ _MASKS: dict[tuple[int, bool], dict[int, np.ndarray]] = {}
 BIT_ROWS = tuple(bytes((b >> k) & 1 for k in range(8)) for b in range(256))
 CARD_ROWS = tuple(row[:HALF_SUIT_SIZE] for row in BIT_ROWS)
 NO_CARDS = bytes(NUM_CARDS)
+POSITIONS = tuple(tuple(k for k in range(8) if b >> k & 1) for b in range(256))  # bits of a byte
 _NONZERO_LOW = 0x0101010101010101
 _HIGH = 0x8080808080808080
 
@@ -326,7 +327,19 @@ class Literature(Game):
     def _resolve_claim(self, s: LiteratureState, declarer: int, h: int,
                        names: tuple[int, ...]) -> bool:
         """Settle a claim of half-suit h naming ``names``; True if the declarer's team scored it."""
-        holders = tuple(self._holder(s, c) for c in deck.cards_of_half_suit(h))
+        n, at = self.num_players, 8 * h
+        holders, held = [-1] * HALF_SUIT_SIZE, [0] * n
+        for q in range(n):
+            mine = s.hands[q] >> at & 0x3F
+            if mine:
+                for pos in POSITIONS[mine]:
+                    holders[pos] = q
+                held[q] = len(POSITIONS[mine])
+                s.hands[q] &= ~HALF_BITS[h]
+                s.sizes[q] -= held[q]
+        holders = tuple(holders)
+        if -1 in holders:
+            raise AssertionError(f"a card of {half_suit_label(h, False)} is in no hand")
         team = declarer % 2
         if any(q % 2 != team for q in holders):
             outcome = 1 - team
@@ -334,12 +347,6 @@ class Literature(Game):
             outcome = team
         else:
             outcome = DISCARDED
-        held = [0] * self.num_players
-        for q in holders:
-            held[q] += 1
-        for q in range(self.num_players):
-            s.hands[q] &= ~HALF_BITS[h]
-            s.sizes[q] -= held[q]
         self.engine.claim(s.know, h, held)
         s.live &= ~(1 << h)
         s.outcome[h] = outcome
@@ -348,13 +355,6 @@ class Literature(Game):
             s.score[outcome] += 1
         s.log.append(("claim", declarer, h, holders, names, outcome))
         return outcome == team
-
-    def _holder(self, s: LiteratureState, card: int) -> int:
-        bit = 1 << CARD_BIT[card]
-        for q, hand in enumerate(s.hands):
-            if hand & bit:
-                return q
-        raise AssertionError(f"{card_label(card, False)} is in no hand")
 
     def _next_player(self, s: LiteratureState, p: int, keep: bool) -> int:
         """Who plays after p's claim: p's team first after a success, else the opponents first.
