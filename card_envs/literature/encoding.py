@@ -80,6 +80,9 @@ class DefaultEncoder(Encoder):
         self._relative = [[(q - p) % n for q in range(n)] for p in range(n)]
         self._outcomes: dict[tuple, tuple[int, ...]] = {}  # at most 4^8 keys, few in practice
         self._scale = np.array([1 / 6] * (8 * n) + [1 / 48] * n, dtype=np.float32)
+        # per seat: the knowledge bytes it was last encoded from and the ``_tables`` they gave
+        # (a claim being named changes no knowledge: its steps reuse them)
+        self._known: list[list] = [[None, None] for _ in range(n)]
 
     def _byte_index(self, p: int, holds: int, lacks: int, least: int, sizes: int) -> np.ndarray:
         """The bytes to read for player p from a buffer with p's tables at these offsets."""
@@ -93,24 +96,34 @@ class DefaultEncoder(Encoder):
 
     def encode_state(self, s, seat: int) -> np.ndarray:
         """``encode(view(s, seat))`` straight from the state (the knowledge bytes)."""
-        return self._encode(np.frombuffer(s.know.seen, np.uint8), self._state_index[seat],
-                            seat, s.player, s.live, s.outcome, s.claim_half, s.claim_names,
-                            s.last_asks, s.player == seat and not s.done)
+        seen, known = s.know.seen, self._known[seat]
+        if known[0] != seen:  # the knowledge changed since this seat's last encoding
+            known[0] = bytes(seen)
+            known[1] = self._tables(np.frombuffer(seen, np.uint8), self._state_index[seat])
+        return self._encode(known[1], seat, s.player, s.live, s.outcome, s.claim_half,
+                            s.claim_names, s.last_asks, s.player == seat and not s.done)
 
     def encode(self, v: LiteratureView) -> np.ndarray:
-        return self._encode(np.frombuffer(v.raw + bytes(v.sizes), np.uint8),
-                            self._view_index[v.player], v.player, v.turn, v.live, v.outcome,
-                            v.claim_half, v.claim_names, v.last_asks, v.to_act)
+        tables = self._tables(np.frombuffer(v.raw + bytes(v.sizes), np.uint8),
+                              self._view_index[v.player])
+        return self._encode(tables, v.player, v.turn, v.live, v.outcome, v.claim_half,
+                            v.claim_names, v.last_asks, v.to_act)
 
-    def _encode(self, data: np.ndarray, index: np.ndarray, p: int, turn: int, live: int,
-                outcome, claim_half: int, claim_names, last_asks, to_act: bool) -> np.ndarray:
-        n = self.game.num_players
-        obs = np.zeros(self.size, dtype=np.float32)
+    def _tables(self, data: np.ndarray, index: np.ndarray) -> np.ndarray:
+        """The pieces ``hand`` to ``hand_sizes`` from the bytes ``index`` picks in ``data``."""
+        out = np.empty(self._halves, dtype=np.float32)
         picked = data[index]
-        obs[: self._binary_end] = np.unpackbits(picked[: self._num_bit_bytes])[self._bit_pick]
-        numbers = obs[self._least : self._halves]
+        out[: self._binary_end] = np.unpackbits(picked[: self._num_bit_bytes])[self._bit_pick]
+        numbers = out[self._least :]
         numbers[:] = picked[self._num_bit_bytes:]
         np.multiply(numbers, self._scale, out=numbers)  # in float32, as uint8 * float32 does
+        return out
+
+    def _encode(self, tables: np.ndarray, p: int, turn: int, live: int, outcome,
+                claim_half: int, claim_names, last_asks, to_act: bool) -> np.ndarray:
+        n = self.game.num_players
+        obs = np.zeros(self.size, dtype=np.float32)
+        obs[: self._halves] = tables
         if live != 0xFF:
             for i in self._outcome_ones(tuple(outcome), p % 2):
                 obs[i] = 1.0

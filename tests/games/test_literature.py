@@ -592,3 +592,24 @@ def test_play_describes_asks_with_absolute_seats_and_their_answers():
     text = outcome_text(game, before, 0, ask, s)
     assert text.startswith("ask player_1 for ") and text.endswith(": given")
     assert move_text(game, before, 0, ask).startswith("ask player_1 for ")
+
+
+@pytest.mark.parametrize("n", [4, 6, 8])
+def test_encode_state_reuses_a_seats_tables_only_while_its_knowledge_is_unchanged(n):
+    """The default encoder keeps each seat's knowledge tables until the knowledge bytes change
+    (e.g. across the steps of naming a claim): every seat, every step, and an old state revisited
+    after newer ones must still encode as its view does."""
+    game = Literature(num_players=n)
+    enc, rng = DefaultEncoder(game), np.random.default_rng(n)
+    for _ in range(3):
+        s, history = game.init(rng), []
+        while not s.done:
+            history.append(s.copy())
+            for seat in (s.player, *range(n)):
+                assert np.array_equal(enc.encode_state(s, seat), enc.encode(game.view(s, seat)))
+            legal = np.flatnonzero(game.legal_mask(s))
+            game.apply(s, int(rng.choice(legal)), rng)
+        for old in history[::7]:
+            for seat in range(n):
+                assert np.array_equal(enc.encode_state(old, seat),
+                                      enc.encode(game.view(old, seat)))
