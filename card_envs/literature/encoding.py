@@ -80,9 +80,9 @@ class DefaultEncoder(Encoder):
         self._relative = [[(q - p) % n for q in range(n)] for p in range(n)]
         self._outcomes: dict[tuple, tuple[int, ...]] = {}  # at most 4^8 keys, few in practice
         self._scale = np.array([1 / 6] * (8 * n) + [1 / 48] * n, dtype=np.float32)
-        # per seat: the knowledge bytes it was last encoded from and the ``_tables`` they gave
-        # (a claim being named changes no knowledge: its steps reuse them)
-        self._known: list[list] = [[None, None] for _ in range(n)]
+        # per seat: the knowledge bytes, asks and outcomes it was last encoded from, and the
+        # observation they gave without the claim and my_turn (see ``encode_state``)
+        self._known: list[list] = [[None, None, None, None] for _ in range(n)]
 
     def _byte_index(self, p: int, holds: int, lacks: int, least: int, sizes: int) -> np.ndarray:
         """The bytes to read for player p from a buffer with p's tables at these offsets."""
@@ -97,17 +97,24 @@ class DefaultEncoder(Encoder):
     def encode_state(self, s, seat: int) -> np.ndarray:
         """``encode(view(s, seat))`` straight from the state (the knowledge bytes)."""
         seen, known = s.know.seen, self._known[seat]
-        if known[0] != seen:  # the knowledge changed since this seat's last encoding
-            known[0] = bytes(seen)
-            known[1] = self._tables(np.frombuffer(seen, np.uint8), self._state_index[seat])
-        return self._encode(known[1], seat, s.player, s.live, s.outcome, s.claim_half,
-                            s.claim_names, s.last_asks, s.player == seat and not s.done)
+        # The pieces but the claim and my_turn change only with the knowledge, the asks and the
+        # outcomes: the steps of naming a claim reuse them (``last_asks`` is a tuple, so the
+        # same object means the same asks).
+        if known[1] is not s.last_asks or known[0] != seen or known[2] != s.outcome:
+            tables = self._tables(np.frombuffer(seen, np.uint8), self._state_index[seat])
+            settled = self._settled(tables, seat, s.outcome, s.last_asks)
+            known[:] = bytes(seen), s.last_asks, list(s.outcome), settled
+        obs = known[3].copy()
+        self._add_claim_and_turn(obs, seat, s.player, s.claim_half, s.claim_names,
+                                 s.player == seat and not s.done)
+        return obs
 
     def encode(self, v: LiteratureView) -> np.ndarray:
         tables = self._tables(np.frombuffer(v.raw + bytes(v.sizes), np.uint8),
                               self._view_index[v.player])
-        return self._encode(tables, v.player, v.turn, v.live, v.outcome, v.claim_half,
-                            v.claim_names, v.last_asks, v.to_act)
+        obs = self._settled(tables, v.player, v.outcome, v.last_asks)
+        self._add_claim_and_turn(obs, v.player, v.turn, v.claim_half, v.claim_names, v.to_act)
+        return obs
 
     def _tables(self, data: np.ndarray, index: np.ndarray) -> np.ndarray:
         """The pieces ``hand`` to ``hand_sizes`` from the bytes ``index`` picks in ``data``."""
@@ -119,19 +126,13 @@ class DefaultEncoder(Encoder):
         np.multiply(numbers, self._scale, out=numbers)  # in float32, as uint8 * float32 does
         return out
 
-    def _encode(self, tables: np.ndarray, p: int, turn: int, live: int, outcome,
-                claim_half: int, claim_names, last_asks, to_act: bool) -> np.ndarray:
+    def _settled(self, tables: np.ndarray, p: int, outcome, last_asks) -> np.ndarray:
+        """The observation of player p without the claim being named and my_turn."""
         n = self.game.num_players
         obs = np.zeros(self.size, dtype=np.float32)
         obs[: self._halves] = tables
-        if live != 0xFF:
-            for i in self._outcome_ones(tuple(outcome), p % 2):
-                obs[i] = 1.0
-        if claim_half >= 0:
-            obs[self._claim + claim_half] = 1.0
-            obs[self._claimer + (turn - p) % n] = 1.0
-            for k, seat in enumerate(claim_names):
-                obs[self._names + n * k + (seat - p) % n] = 1.0
+        for i in self._outcome_ones(tuple(outcome), p % 2):
+            obs[i] = 1.0
         at, seat, two_n = self._asks, self._relative[p], 2 * n
         for asker, asked, card, success in reversed(last_asks):
             obs[at + seat[asker]] = 1.0
@@ -140,9 +141,19 @@ class DefaultEncoder(Encoder):
             if success:
                 obs[at + two_n + NUM_CARDS] = 1.0
             at += self._ask_size
+        return obs
+
+    def _add_claim_and_turn(self, obs: np.ndarray, p: int, turn: int, claim_half: int,
+                            claim_names, to_act: bool) -> None:
+        """Set the pieces ``claim_half``, ``claimer``, ``claim_names`` and ``my_turn``."""
+        if claim_half >= 0:
+            n = self.game.num_players
+            obs[self._claim + claim_half] = 1.0
+            obs[self._claimer + (turn - p) % n] = 1.0
+            for k, seat in enumerate(claim_names):
+                obs[self._names + n * k + (seat - p) % n] = 1.0
         if to_act:
             obs[self._turn] = 1.0
-        return obs
 
     def _outcome_ones(self, outcome: tuple[int, ...], team: int) -> tuple[int, ...]:
         """The indices of the ``half_suits`` piece set for these outcomes (cached)."""
