@@ -207,8 +207,11 @@ class Engine:
             self._set_sizes(k, k.sizes + self.unit[asker] - self.unit[respondent])
             changed = EVERYTHING
         else:
-            k.lacks[h] |= take | give
+            lacks = k.lacks[h] | take | give
             least = self.max(k.least[h], self.unit[asker])
+            if lacks == k.lacks[h] and least == k.least[h]:
+                return  # every observer knew it already: the tables are still closed
+            k.lacks[h] = lacks
             changed = LACKS
             if least != k.least[h]:
                 self._set_least(k, h, least)

@@ -417,3 +417,15 @@ def test_the_deal_shortcut_equals_the_full_fixed_point(n):
         engine.refresh(slow)
         engine.close(slow, ALL_PENDING)
         assert engine.deal(hands) == slow, (n, t)
+
+
+def test_an_ask_everyone_could_foresee_leaves_the_tables_as_they_were():
+    """A failed ask whose facts every observer already had returns early: same tables and
+    caches as before (and as running the rules again)."""
+    engine, k = fresh_public()
+    engine.ask(k, 0, 1, card("4S"), False)
+    before = k.copy()
+    engine.ask(k, 0, 1, card("4S"), False)
+    assert k == before
+    engine.close(k, ALL_PENDING)
+    assert k == before
