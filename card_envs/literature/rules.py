@@ -187,12 +187,15 @@ class Literature(Game):
         self._zero_mask.flags.writeable = False
 
     def _build_mask_tables(self) -> None:
-        """The pieces ``_legal_mask`` joins: per player the opponents in ask order, and the
-        mask of the naming steps (only "name teammate t" legal)."""
+        """The pieces of the legal masks: per player the opponents in ask order, the mask of
+        the naming steps (only "name teammate t" legal), the declare rows."""
         self._opponents = [[self.opponent(p, j) for j in range(self.team_size)]
                            for p in range(self.num_players)]
         naming = bytes(self.name_base) + b"\x01" * self.team_size
         self._naming_mask = np.frombuffer(naming, np.int8) if not self.original else None
+        # the declare and naming actions after the asks, by live half-suits (none: original)
+        self._declare_rows = [b"" if self.original else BIT_ROWS[live] + bytes(self.team_size)
+                              for live in range(256)]
 
     # --- seats --------------------------------------------------------------------------
     def opponent(self, player: int, j: int) -> int:
@@ -262,11 +265,12 @@ class Literature(Game):
     def _build_mask(self, key: int) -> np.ndarray:
         """The read-only legal mask of an ask-or-declare decision, from ``_legal_mask``'s key."""
         asks = b"".join(map(CARD_ROWS.__getitem__, (key & ALL_CARD_BITS).to_bytes(8, "little")))
-        rows = [asks if key >> (SLOT + NUM_HALF_SUITS + j) & 1 else NO_CARDS
-                for j in range(self.team_size)]
-        if not self.original:
-            rows += [BIT_ROWS[key >> SLOT & 0xFF], bytes(self.team_size)]
-        return np.frombuffer(b"".join(rows), np.int8)
+        asked = key >> (SLOT + NUM_HALF_SUITS)  # bit j: opponent j has cards
+        if asked == (1 << self.team_size) - 1:
+            asks *= self.team_size
+        else:
+            asks = b"".join([asks if asked >> j & 1 else NO_CARDS for j in range(self.team_size)])
+        return np.frombuffer(asks + self._declare_rows[key >> SLOT & 0xFF], np.int8)
 
     def _link_masks(self) -> None:
         """Share the memoised masks with every game of the same players and rules, so new envs
