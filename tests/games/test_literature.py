@@ -595,10 +595,11 @@ def test_play_describes_asks_with_absolute_seats_and_their_answers():
 
 
 @pytest.mark.parametrize("n", [4, 6, 8])
-def test_encode_state_reuses_a_seats_tables_only_while_its_knowledge_is_unchanged(n):
-    """The default encoder keeps each seat's knowledge tables until the knowledge bytes change
-    (e.g. across the steps of naming a claim): every seat, every step, and an old state revisited
-    after newer ones must still encode as its view does."""
+def test_encode_state_reuses_a_seats_observation_only_while_its_sources_are_unchanged(n):
+    """The default encoder keeps each seat's observation (but the claim and my_turn) until the
+    knowledge bytes, asks or outcomes change (e.g. across the steps of naming a claim): every
+    seat, every step, and an old state revisited after newer ones must still encode as its view
+    does."""
     game = Literature(num_players=n)
     enc, rng = DefaultEncoder(game), np.random.default_rng(n)
     for _ in range(3):
