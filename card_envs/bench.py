@@ -242,8 +242,9 @@ def profile(games: list[str], seconds: float) -> str:
         # last() encodes on its own (it does not go through observe()); they never nest
         observe = _cumulative(st, "last", "core/aec.py") + _cumulative(st, "observe", "core/aec.py")
         reset = _cumulative(st, "reset", "core/aec.py")
-        rules = _cumulative(st, "apply", "core/game.py")
-        mask = _cumulative(st, "legal_mask", "core/game.py")
+        # the env calls the game's _apply and _legal_mask directly (Game.apply inline)
+        rules = _cumulative(st, "_apply")
+        mask = _cumulative(st, "_legal_mask")
         encode = _cumulative(st, "encode_state")
         plumbing = step + observe - rules - mask - encode
         loop = total - step - observe - reset

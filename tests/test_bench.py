@@ -25,6 +25,7 @@ def test_profile_shares_are_a_partition_of_the_time():
     assert len(shares) == 6
     assert all(0 <= share <= 100 for share in shares), row
     assert 97 <= sum(shares) <= 103, row  # rounded to whole percents
+    assert shares[0] >= 5 and shares[2] >= 5, row  # the rules step and encoding are found
 
 
 def test_env_class_leaves_attribute_lookups_fast():
