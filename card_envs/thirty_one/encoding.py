@@ -68,13 +68,20 @@ def _suit_sum_table() -> list[float]:
 
 _PACK2 = struct.Struct("2f").pack  # native float32, as numpy's
 _PACK4 = struct.Struct("4f").pack
-_PACK5 = struct.Struct("5f").pack
+_PACK3 = struct.Struct("3f").pack
 ZERO = bytes(4)  # a float32 0; ZERO * k: k of them
 NO_SUITS = ZERO * NUM_SUITS
 NO_SHOWN = [NO_CARD] * HAND_SIZE
 SUM_BASE = 12  # above every card value, so a code is a suit's values in order
 SUIT_SUMS = _suit_sum_table()
 CARD_BYTES = [_f32(vector) for vector in _card_vectors(SUIT, _INV_11)]  # [-1]: no card
+# byte slices of the default observation that a placing seat's one patches (see _placing);
+# DefaultEncoder.__init__ checks them against the layout
+_TOP_DRAWN, _DRAWN, _OPTIONS = slice(48, 80), slice(64, 80), slice(100, 112)
+_PILE, _UNSEEN = 112, slice(320, 336)
+_FLAGS = slice(-20, -4)  # phase, from_discard, first_turn, deck_size (round_turns last)
+_TAKE_FLAGS = slice(-20, -8)
+_TAKEN_FLAGS = _f32([1.0, 1.0, 0.0])  # phase 2 after a take: its deck size is as before
 # each score code of rules.SCORE_CODES (twice the score) as score / 31 the way the encoder
 # rounds it: a float32 score times 1/31 in float32
 SCORE_31 = [float(np.float32(code / 2) * _INV_31) for code in range(2 * 31 + 1)]
@@ -187,6 +194,13 @@ class DefaultEncoder(Encoder):
         self._score_codes = SCORE_CODES[game.three_of_a_kind]
         self._n = n
         self._lives_blocks: dict[tuple[int, ...], bytes] = {}
+        # (state, steps, seat, observation bytes, seen) of the last encode_state
+        self._turn: tuple = (None, -1, -1, b"", 0)
+        self._seen = 0
+        start = self.layout.start
+        assert (start("top_discard"), start("drawn"), start("options"), start("discard_pile"),
+                start("unseen")) == (12, 16, 25, 28, 80), "see _placing"
+        assert names[-5:-1] == ["phase", "from_discard", "first_turn", "deck_size"], names
         self._link_tables()
 
     def _link_tables(self) -> None:
@@ -202,6 +216,7 @@ class DefaultEncoder(Encoder):
         state = self.__dict__.copy()
         for name in ("_triple_sums", "_triple_packs", "_pack"):
             del state[name]
+        state["_turn"] = (None, -1, -1, b"", 0)  # not the state it was made from
         return state
 
     def __setstate__(self, state: dict) -> None:
@@ -209,22 +224,54 @@ class DefaultEncoder(Encoder):
         self._link_tables()
 
     def encode(self, v: ThirtyOneView) -> np.ndarray:
-        return self._encode(v.player, v.hand, v.drawn, v.taken, v.top, v.in_discard,
-                            v.discard_values, v.deck_size, v.shown, v.lives, v.opponents,
-                            v.places, v.acting, v.knocker, v.opener, v.first_turn, v.phase,
-                            v.round_turns)
+        return np.frombuffer(bytearray(self._encode(
+            v.player, v.hand, v.drawn, v.taken, v.top, v.in_discard, v.discard_values,
+            v.deck_size, v.shown, v.lives, v.opponents, v.places, v.acting, v.knocker, v.opener,
+            v.first_turn, v.phase, v.round_turns)), np.float32)  # writable, its own buffer
 
     def encode_state(self, s: ThirtyOneState, seat: int) -> np.ndarray:
+        if s.phase and seat == s.player:
+            turn = self._turn
+            if turn[0] is s and turn[1] == s.steps - 1 and turn[2] == seat and not s.truncated:
+                return self._placing(s, turn[3], turn[4])
         drawn, taken, top = self.game.open_cards(s, seat)
-        return self._encode(seat, s.hands[seat], drawn, taken, top, s.in_discard,
-                            s.discard_values, len(s.deck), s.shown, s.lives, s.opponents[seat],
-                            s.places[seat], s.player, s.knocker, s.opener, s.first_turn, s.phase,
-                            s.round_turns)
+        obs = self._encode(seat, s.hands[seat], drawn, taken, top, s.in_discard,
+                           s.discard_values, len(s.deck), s.shown, s.lives, s.opponents[seat],
+                           s.places[seat], s.player, s.knocker, s.opener, s.first_turn, s.phase,
+                           s.round_turns)
+        self._turn = (s, s.steps, seat, obs, self._seen)
+        return np.frombuffer(bytearray(obs), np.float32)  # writable, its own buffer
+
+    def _placing(self, s: ThirtyOneState, before: bytes, seen: int) -> np.ndarray:
+        """The placing seat's observation from its own one a step before (the draw or take):
+        only the card to place, the options, the deck or the discard pile and the flags
+        changed. (``encode_state`` checks that ``before`` is of this state one step ago.)"""
+        obs = bytearray(before)
+        card = s.drawn
+        a, b, c = s.hands[s.player]
+        scores, ab = self._score_codes, (a * C + b) * C
+        obs[_OPTIONS] = _PACK3(SCORE_31[scores[(card * C + b) * C + c]],
+                               SCORE_31[scores[(a * C + card) * C + c]],
+                               SCORE_31[scores[ab + card]])
+        if s.from_discard:  # the card left the pile: a new top; what I have seen is the same
+            discard = s.discard
+            obs[_TOP_DRAWN] = CARD_BYTES[discard[-1] if discard else NO_CARD] + CARD_BYTES[card]
+            at = _PILE + 4 * card
+            obs[at : at + 4] = ZERO
+            obs[_TAKE_FLAGS] = _TAKEN_FLAGS
+        else:  # drawn from the deck: seen now, the deck one smaller
+            obs[_DRAWN] = CARD_BYTES[card]
+            seen += CARD_PACK[card]
+            obs[_UNSEEN] = _PACK4(UNSEEN[seen & 255], UNSEEN[seen >> 8 & 255],
+                                  UNSEEN[seen >> 16 & 255], UNSEEN[seen >> 24])
+            obs[_FLAGS] = _PACK4(1.0, 0.0, 0.0, len(s.deck) * _INV_C)
+        return np.frombuffer(obs, np.float32)
 
     def _encode(self, me, hand, drawn, taken, top, in_discard, discard_values, deck_size, shown,
                 lives, opponents, places, acting, knocker, opener, first_turn, phase,
-                round_turns) -> np.ndarray:
-        """The observation from the view's fields (``encode`` and ``encode_state`` share it)."""
+                round_turns) -> bytes:
+        """The observation's bytes from the view's fields (``encode`` and ``encode_state``
+        share it); keeps in ``_seen`` the pack of the values per suit seen by ``me``."""
         sums, packs = self._triple_sums, self._triple_packs
         # the pack of the values per suit I have seen: the discard pile, the card I must place
         # (in my hands now, wherever it came from), my hand and the cards known in other hands
@@ -267,14 +314,15 @@ class DefaultEncoder(Encoder):
             turns = 0.0
         else:  # the last turns after a knock may go past the cap
             turns = min(round_turns * self._inv_turns, 1.0) if round_turns else 0.0
-        return np.frombuffer(bytearray(self._pack(
+        self._seen = seen
+        return self._pack(
             CARD_BYTES[a], CARD_BYTES[b], CARD_BYTES[c], CARD_BYTES[top], CARD_BYTES[drawn],
             totals, score, option_a, option_b, option_c, in_discard.tobytes(),
             UNSEEN[seen & 255], UNSEEN[seen >> 8 & 255], UNSEEN[seen >> 16 & 255],
             UNSEEN[seen >> 24], *known, lives_block, one_hot[places[knocker]],
             one_hot[places[acting]], one_hot[places[opener]], 1.0 if phase else 0.0,
             1.0 if phase and taken >= 0 else 0.0, 1.0 if first_turn else 0.0,
-            deck_size * _INV_C, turns)), np.float32)  # writable, its own buffer
+            deck_size * _INV_C, turns)
 
     def _lives_block(self, key: tuple[int, ...], opponents) -> bytes:
         """The lives piece for ``key`` = (me, *lives), seats still in = ``opponents``; cached."""

@@ -520,6 +520,31 @@ def test_discard_values_follow_the_discard_pile_through_play_and_reshuffles():
     assert reshuffled
 
 
+@pytest.mark.parametrize("kwargs", [{}, {"num_players": 2, "max_round_turns": 10_000},
+                                    {"num_players": 5, "lives": 1, "three_of_a_kind": True}])
+def test_a_placing_seats_observation_patched_from_its_last_one_equals_a_fresh_one(kwargs):
+    # encode_state keeps the actor's observation and patches it one step later, in its phase 2
+    game = ThirtyOne(**kwargs)
+    enc = DefaultEncoder(game)
+    rng = np.random.default_rng(5)
+    patched = 0
+    for _ in range(30):
+        s = game.init(rng)
+        while not s.done:
+            obs = enc.encode_state(s, s.player)
+            patched += s.phase == 1 and enc._turn[1] != s.steps  # not kept: patched
+            assert np.array_equal(obs, DefaultEncoder(game).encode(game.view(s, s.player)))
+            game.apply(s, int(rng.choice(legal(game, s))), rng)
+    assert patched > 100
+    # the patch is only ever made from this very state one step earlier: a copy is encoded afresh
+    s = game.init(rng)
+    enc.encode_state(s, s.player)
+    copied = s.copy()
+    game.apply(copied, DRAW, rng)
+    enc.encode_state(copied, copied.player)
+    assert enc._turn[0] is copied
+
+
 # --- agents ---------------------------------------------------------------------------------------
 def test_greedy_knocks_only_with_31_and_otherwise_always_draws():
     game = ThirtyOne(num_players=2)
