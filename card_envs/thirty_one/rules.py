@@ -114,8 +114,9 @@ class ThirtyOneState(State):
     the discard pile (public), else -1; epochs: per seat and slot the reshuffle count of the round
     when the slot was filled unseen (lets ``randomize_hidden`` redraw only consistent cards);
     lives: per seat; seating: the seats still in, ascending; opponents: per seat, the seats
-    still in, in turn order after it; opener: who opened the round; knocker: -1 or the seat
-    that knocked; places: per seat, every seat's place counted from it (see ``_seat_tables``);
+    still in, in turn order after it; places: per seat, every seat's place counted from it;
+    deals: per seat, where each hand lies in the deck it deals (both see ``_seat_tables``);
+    opener: who opened the round; knocker: -1 or the seat that knocked;
     first_turn: no action yet this round; phase: 0 (draw/take/knock) or 1 (place the card);
     drawn/from_discard: the card to place and whether it was taken from the discard pile;
     round_turns: turns played this round; rounds: rounds settled; epoch: reshuffles this round;
@@ -124,9 +125,9 @@ class ThirtyOneState(State):
     """
 
     __slots__ = ("deck", "discard", "in_discard", "discard_values", "hands", "shown", "epochs",
-                 "lives", "seating", "opponents", "places", "opener", "knocker", "first_turn",
-                 "phase", "drawn", "from_discard", "round_turns", "rounds", "epoch", "pending",
-                 "showdown", "winner")
+                 "lives", "seating", "opponents", "places", "deals", "opener", "knocker",
+                 "first_turn", "phase", "drawn", "from_discard", "round_turns", "rounds", "epoch",
+                 "pending", "showdown", "winner")
     _deep = ("in_discard",)
 
     def copy(self) -> ThirtyOneState:
@@ -208,7 +209,10 @@ class ThirtyOne(Game):
         self.min_payoff = -1.0 / (self.num_players - 1)
         self.max_payoff = 1.0
         self._score_codes = SCORE_CODES[self.three_of_a_kind]
-        self._seatings: dict[tuple[int, ...], tuple[tuple, tuple]] = {}
+        self._seatings: dict[tuple[int, ...], tuple[tuple, tuple, tuple]] = {}
+        # a round's fresh shown and epochs, per seat and slot (copied into lists at each deal)
+        self._no_shown = ((NO_CARD,) * HAND_SIZE,) * self.num_players
+        self._no_epochs = ((0,) * HAND_SIZE,) * self.num_players
         self._config = {"num_players": self.num_players, "lives": self.lives,
                         "three_of_a_kind": self.three_of_a_kind, "instant_31": self.instant_31,
                         "reward": reward, "max_round_turns": self.max_round_turns,
@@ -226,14 +230,10 @@ class ThirtyOne(Game):
         return s
 
     def _empty_state(self, lives: list[int], opener: int = 0) -> ThirtyOneState:
-        n = self.num_players
+        """A match state without a round: the caller puts the hands and the deck in place and
+        calls ``_open_round``."""
         s = ThirtyOneState(opener)
-        s.deck, s.discard = [], []
         s.in_discard = np.zeros(DECK_SIZE, dtype=np.float32)
-        s.discard_values = [0] * NUM_SUITS
-        s.hands = [[] for _ in range(n)]
-        s.shown = [[NO_CARD] * HAND_SIZE for _ in range(n)]
-        s.epochs = [[0] * HAND_SIZE for _ in range(n)]
         s.lives = list(lives)
         s.opener, s.rounds, s.pending, s.showdown, s.winner = opener, 0, None, None, -1
         self._reseat(s)
@@ -270,14 +270,12 @@ class ThirtyOne(Game):
         rewards = None
         while True:
             cards = rng.permutation(DECK_SIZE).tolist()
-            s.hands = [[] for _ in range(self.num_players)]
-            order = self._round_order(s)
-            for i, q in enumerate(order):
-                s.hands[q] = cards[3 * i : 3 * i + 3]
-            top = 3 * len(order)
+            s.hands = list(map(cards.__getitem__, s.deals[s.opener]))
+            top = HAND_SIZE * len(s.seating)
             s.deck = cards[top + 1 :]
             self._open_round(s, [cards[top]])
-            if not (self.instant_31 and any(self.score(s.hands[q]) == THIRTY_ONE for q in order)):
+            if not (self.instant_31 and any(self.score(s.hands[q]) == THIRTY_ONE
+                                            for q in s.seating)):
                 return rewards
             rewards = _add(rewards, self._settle(s))
             if s.terminal:
@@ -286,20 +284,18 @@ class ThirtyOne(Game):
     def _open_round(self, s: ThirtyOneState, discard: list[int]) -> None:
         """Reset the per-round fields for hands and deck already in place."""
         s.discard = discard
-        s.in_discard.fill(0)
+        in_discard = s.in_discard
+        in_discard.fill(0)
+        values = s.discard_values = [0] * NUM_SUITS  # suit_values(discard), inline
         for card in discard:
-            s.in_discard[card] = 1
-        s.discard_values = suit_values(discard)
-        s.shown = [[NO_CARD, NO_CARD, NO_CARD] for _ in s.hands]  # HAND_SIZE of each
-        s.epochs = [[0, 0, 0] for _ in s.hands]
+            in_discard[card] = 1
+            values[SUIT[card]] += VALUE[card]
+        s.shown = list(map(list, self._no_shown))
+        s.epochs = list(map(list, self._no_epochs))
         s.player = s.opener
         s.knocker, s.first_turn, s.phase = -1, True, 0
         s.drawn, s.from_discard = NO_CARD, False
         s.round_turns, s.epoch = 0, 0
-
-    def _round_order(self, s: ThirtyOneState) -> tuple[int, ...]:
-        """The seats still in, in turn order from the opener."""
-        return (s.opener, *s.opponents[s.opener])
 
     def _reseat(self, s: ThirtyOneState) -> None:
         """Recompute who is still in and everyone's opponents in turn order."""
@@ -307,16 +303,18 @@ class ThirtyOne(Game):
         tables = self._seatings.get(seating)
         if tables is None:  # a few seatings per match: build each once per game object
             tables = self._seatings[seating] = self._seat_tables(seating)
-        s.seating, (s.opponents, s.places) = seating, tables
+        s.seating, (s.opponents, s.places, s.deals) = seating, tables
 
-    def _seat_tables(self, seating: tuple[int, ...]) -> tuple[tuple, tuple]:
-        """Per seat: the seats still in after it in turn order, and every seat's place from it.
+    def _seat_tables(self, seating: tuple[int, ...]) -> tuple[tuple, tuple, tuple]:
+        """Per seat: the seats still in after it in turn order, every seat's place from it, and
+        where each seat's hand lies in a shuffled deck when it opens the round.
 
         A place is 0 for the seat itself, k for the k-th next seat still in, -1 for a seat that
         is out; each places tuple has one more -1 at the end, so ``places[-1]`` (no seat) is -1.
+        A deal is a slice per seat: cards 3k to 3k + 3 for place k, none for a seat that is out.
         """
         n = self.num_players
-        opponents, places = [], []
+        opponents, places, deals = [], [], []
         for p in range(n):
             after = tuple(q for q in [*range(p + 1, n), *range(p)] if q in seating)
             place = [-1] * (n + 1)
@@ -325,7 +323,9 @@ class ThirtyOne(Game):
                 place[q] = k
             opponents.append(after)
             places.append(tuple(place))
-        return tuple(opponents), tuple(places)
+            deals.append(tuple(slice(HAND_SIZE * k, HAND_SIZE * k + HAND_SIZE) if k >= 0
+                               else slice(0, 0) for k in place[:n]))
+        return tuple(opponents), tuple(places), tuple(deals)
 
     # --- the rules ------------------------------------------------------------------------
     def _legal_mask(self, s: ThirtyOneState) -> np.ndarray:
@@ -351,23 +351,20 @@ class ThirtyOne(Game):
                 s.drawn, s.from_discard = card, True
             s.phase = 1
             return pending
-        card = s.drawn
-        if action == THROW:
-            self._discard(s, card)
-        else:
+        out = card = s.drawn
+        if action != THROW:
             slot = action - PLACE
             hand = s.hands[p]
-            self._discard(s, hand[slot])
+            out = hand[slot]
             hand[slot] = card
             s.shown[p][slot] = card if s.from_discard else NO_CARD
             s.epochs[p][slot] = s.epoch
+        s.discard.append(out)  # the card thrown or replaced goes face up
+        s.in_discard[out] = 1
+        s.discard_values[SUIT[out]] += VALUE[out]
         s.drawn, s.phase = NO_CARD, 0
-        return _add(pending, self._end_turn(s, p, rng))
-
-    def _discard(self, s: ThirtyOneState, card: int) -> None:
-        s.discard.append(card)
-        s.in_discard[card] = 1
-        s.discard_values[SUIT[card]] += VALUE[card]
+        rewards = self._end_turn(s, p, rng)
+        return rewards if pending is None else _add(pending, rewards)
 
     def _knock(self, s: ThirtyOneState, p: int, rng: np.random.Generator) -> np.ndarray | None:
         """Knock; under the gun (the round's first action) the showdown comes at once."""
