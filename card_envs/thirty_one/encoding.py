@@ -230,6 +230,9 @@ class DefaultEncoder(Encoder):
             v.first_turn, v.phase, v.round_turns)), np.float32)  # writable, its own buffer
 
     def encode_state(self, s: ThirtyOneState, seat: int) -> np.ndarray:
+        """``encode(view(s, seat))``; a placing seat's observation is patched from its own one
+        of the same state object a step before, so between these calls a state must change
+        only through ``Game.apply`` (as in the envs): encode a copy of a state edited by hand."""
         if s.phase and seat == s.player:
             turn = self._turn
             if turn[0] is s and turn[1] == s.steps - 1 and turn[2] == seat and not s.truncated:
