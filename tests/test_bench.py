@@ -1,6 +1,7 @@
 """The speed benchmark (card_envs/bench.py) runs and its tables add up; it does not judge speed."""
 
 from card_envs.bench import profile, report, run
+from card_envs.registry import load_spec
 
 
 def test_benchmark_times_floors_and_every_door_of_a_game():
@@ -30,7 +31,16 @@ def test_profile_shares_are_a_partition_of_the_time():
 
 def test_env_class_leaves_attribute_lookups_fast():
     # A __getattr__ anywhere in the env's classes stops Python from specialising the env's
-    # attribute lookups (about 10% of a step); the before-reset errors use descriptors.
-    from card_envs.core.aec import CardGameEnv
+    # attribute lookups (about 10% of a step); so does a class attribute (a descriptor) that
+    # an instance attribute shadows, for that name: only env()'s class has those, for the
+    # before-reset errors, and raw_env()'s class none.
+    from card_envs.core.aec import CardGameEnv, ClassicCardGameEnv, _SetByReset
 
-    assert not any("__getattr__" in vars(cls) for cls in CardGameEnv.__mro__)
+    for cls in (CardGameEnv, ClassicCardGameEnv):
+        assert not any("__getattr__" in vars(c) for c in cls.__mro__)
+    env = load_spec("simple_tricks_v0").factories()[1]()
+    assert type(env) is CardGameEnv
+    env.reset(seed=0)
+    shadowed = [name for name in vars(env) if any(name in vars(c) for c in CardGameEnv.__mro__)]
+    assert shadowed == [], shadowed
+    assert isinstance(vars(ClassicCardGameEnv)["agents"], _SetByReset)

@@ -1,19 +1,21 @@
-"""One PettingZoo AEC environment class that drives any Game.
+"""The PettingZoo AEC environment classes that drive any Game.
 
-``CardGameEnv(spec, game, encoder, classic=False)`` is the ``raw_env``: an
-illegal action raises ``IllegalActionError`` naming it and the legal actions,
-and leaves the state untouched.
+``CardGameEnv(spec, game, encoder)`` is the ``raw_env``: an illegal action raises
+``IllegalActionError`` naming it and the legal actions, and leaves the state untouched.
+Before reset() the per-step attributes (``agents``, ``agent_selection``, ``rewards``, ...)
+do not exist yet, as in any PettingZoo environment without wrappers.
 
-``classic=True`` is what ``env()`` returns: the behaviour of PettingZoo's classic
-wrapper stack (TerminateIllegalWrapper(-1) -> AssertOutOfBoundsWrapper ->
-OrderEnforcingWrapper) implemented inline, without three wrapper layers per call:
+``ClassicCardGameEnv`` (same arguments) is what ``env()`` returns: the behaviour of
+PettingZoo's classic wrapper stack (TerminateIllegalWrapper(-1) -> AssertOutOfBoundsWrapper
+-> OrderEnforcingWrapper) implemented inline, without three wrapper layers per call:
 
 * an out-of-range action fails an ``AssertionError`` ("action is not in action space");
 * an illegal action ends the game: every agent terminated and truncated, -1 to the
   offender, 0 to the others, PettingZoo's illegal-move warning;
 * step/observe/render/state/agent_iter before reset() fail as PettingZoo's do, the
-  per-step attributes raise AttributeError before reset(), step() after every agent
-  is done only warns, and ``agent_iter`` insists on a step() between agents.
+  per-step attributes raise the wrapper's AttributeError before reset() ("agents cannot
+  be accessed before reset"), step() after every agent is done only warns, and
+  ``agent_iter`` insists on a step() between agents.
 
 Every agent stays in the game until it ends (players who are out are simply never
 selected); at the end all agents are terminated (or truncated at the step cap) and
@@ -31,6 +33,7 @@ from pettingzoo import AECEnv
 from pettingzoo.utils.env import AECIterable, AECIterator
 from pettingzoo.utils.env_logger import EnvLogger
 
+from card_envs.core.dtypes import INT8
 from card_envs.core.encoding import Encoder
 from card_envs.core.game import Game, State
 
@@ -58,14 +61,7 @@ class _SetByReset:
 class CardGameEnv(AECEnv):
     """A PettingZoo AECEnv for any ``Game``; see the module docstring."""
 
-    # set by reset()
-    agents = _SetByReset()
-    agent_selection = _SetByReset()
-    rewards = _SetByReset()
-    terminations = _SetByReset()
-    truncations = _SetByReset()
-    infos = _SetByReset()
-    game_state = _SetByReset()
+    classic = False
 
     def __init__(
         self,
@@ -73,14 +69,12 @@ class CardGameEnv(AECEnv):
         game: Game,
         encoder: Encoder,
         render_mode: str | None = None,
-        classic: bool = False,
     ):
         super().__init__()
         self.spec = spec
         self.game = game
         self.encoder = encoder
         self.render_mode = render_mode
-        self.classic = classic
         self.metadata = spec.metadata
         n = game.num_players
         self.possible_agents = [f"player_{i}" for i in range(n)]
@@ -99,7 +93,8 @@ class CardGameEnv(AECEnv):
         self._obs_cache: dict[str, dict[str, np.ndarray]] = {}  # agent -> its observation
         self._rewards_dirty = False
         # reset() was called and the game has not ended (by its rules, the cap or an
-        # illegal move): the one flag step() tests before the fast path
+        # illegal move): the one flag step() tests before the fast path. While it is set,
+        # agent_selection is the agent of game_state.player (last() relies on it).
         self._live = False
         self._num_actions = game.num_actions
 
@@ -139,13 +134,25 @@ class CardGameEnv(AECEnv):
         return obs
 
     def last(self, observe: bool = True) -> tuple[Any, float, bool, bool, dict[str, Any]]:
-        # AECEnv.last with the observation cache looked up inline (it runs every step).
+        # AECEnv.last with the observation cache looked up inline (it runs every step), and
+        # while the game runs the acting agent's observation encoded inline: the selected
+        # agent is then the player to act, so its mask is the legal one.
         agent = self.agent_selection
         assert agent is not None
         if observe:
             obs = self._obs_cache.get(agent)
             if obs is None:
-                obs = self._encode(agent)
+                if self._live:
+                    state = self.game_state
+                    mask = state.mask
+                    if mask is None:
+                        mask = state.mask = self.game._legal_mask(state)
+                    obs = self._obs_cache[agent] = {
+                        "observation": self.encoder.encode_state(state, state.player),
+                        "action_mask": mask.copy(),
+                    }
+                else:
+                    obs = self._encode(agent)
         else:
             obs = None
         return (
@@ -168,7 +175,7 @@ class CardGameEnv(AECEnv):
                 mask = state.mask = self.game._legal_mask(state)
             mask = mask.copy()
         else:
-            mask = np.zeros(self._num_actions, dtype=np.int8)
+            mask = np.zeros(self._num_actions, INT8)
         obs = {"observation": self.encoder.encode_state(state, seat), "action_mask": mask}
         self._obs_cache[agent] = obs
         return obs
@@ -298,6 +305,26 @@ class CardGameEnv(AECEnv):
         self._rewards_dirty = True
         self._accumulate_rewards()
         self._deads_step_first()
+
+
+class ClassicCardGameEnv(CardGameEnv):
+    """``env()``: PettingZoo's classic wrapper behaviour inline; see the module docstring.
+
+    Before reset() the per-step attributes raise the wrapper's AttributeError through the
+    class attributes below, which reset() shadows. (Reading an attribute that the class
+    shadows with such a descriptor is not specialised by Python, so it costs some 200
+    instructions more than a plain one: the raw env does without them. A ``__getattr__``
+    would cost that on every attribute of the env.)
+    """
+
+    classic = True
+    agents = _SetByReset()
+    agent_selection = _SetByReset()
+    rewards = _SetByReset()
+    terminations = _SetByReset()
+    truncations = _SetByReset()
+    infos = _SetByReset()
+    game_state = _SetByReset()
 
 
 class _OrderedIterable(AECIterable):

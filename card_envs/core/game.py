@@ -20,6 +20,8 @@ from typing import Any, ClassVar
 
 import numpy as np
 
+from card_envs.core.dtypes import INT8
+
 
 class IllegalActionError(ValueError):
     """An action that is out of range or not legal in the current state."""
@@ -145,7 +147,7 @@ class Game(ABC):
         mask = state.mask
         if mask is None:
             if state.terminal or state.truncated:
-                mask = np.zeros(self.num_actions, dtype=np.int8)
+                mask = np.zeros(self.num_actions, INT8)
             else:
                 mask = self._legal_mask(state)
             state.mask = mask

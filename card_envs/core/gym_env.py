@@ -22,6 +22,7 @@ import numpy as np
 from gymnasium import spaces
 
 from card_envs.core.agents import Agent, make_agent
+from card_envs.core.dtypes import INT8
 from card_envs.core.encoding import Encoder
 from card_envs.core.game import Game, IllegalActionError, State, check_int
 
@@ -179,7 +180,7 @@ class SingleAgentEnv(gym.Env):
             if seat == state.player and not (state.terminal or state.truncated):
                 mask = self.game.legal_mask(state).copy()
             else:
-                mask = np.zeros(self.game.num_actions, dtype=np.int8)
+                mask = np.zeros(self.game.num_actions, INT8)
             return {"observation": obs, "action_mask": mask}
         return obs
 

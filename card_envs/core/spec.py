@@ -115,7 +115,7 @@ class GameSpec:
 
     def factories(self):
         """``(env, raw_env, gym_env)`` constructors for this game."""
-        from card_envs.core.aec import CardGameEnv
+        from card_envs.core.aec import CardGameEnv, ClassicCardGameEnv
         from card_envs.core.gym_env import SingleAgentEnv
 
         spec = self
@@ -126,7 +126,7 @@ class GameSpec:
 
         def env(**kwargs: Any) -> CardGameEnv:
             game, encoder, rest = spec.build(kwargs)
-            return CardGameEnv(spec, game, encoder, classic=True, **rest)
+            return ClassicCardGameEnv(spec, game, encoder, **rest)
 
         def gym_env(**kwargs: Any) -> SingleAgentEnv:
             game, encoder, rest = spec.build({**spec.gym_defaults, **kwargs}, GYM_ARGS)

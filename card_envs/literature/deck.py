@@ -13,6 +13,7 @@ from __future__ import annotations
 import numpy as np
 
 from card_envs.core.cards import suit_symbols
+from card_envs.core.dtypes import UINT8
 
 NUM_CARDS = 48
 NUM_HALF_SUITS = 8
@@ -56,7 +57,7 @@ def cards_in(bits: int) -> list[int]:
 
 def card_row(bits: int) -> np.ndarray:
     """A slot-form bit set as an int8 array over the 48 cards."""
-    return BYTE_CARDS[np.frombuffer(bits.to_bytes(8, "little"), np.uint8)].reshape(NUM_CARDS)
+    return BYTE_CARDS[np.frombuffer(bits.to_bytes(8, "little"), UINT8)].reshape(NUM_CARDS)
 
 
 def half_counts(bits: int) -> list[int]:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from card_envs.core.dtypes import FLOAT32, UINT8
 from card_envs.core.encoding import Encoder, Piece
 from card_envs.literature.deck import (
     BYTE_CARDS,
@@ -101,7 +102,7 @@ class DefaultEncoder(Encoder):
         # outcomes: the steps of naming a claim reuse them (``last_asks`` is a tuple, so the
         # same object means the same asks).
         if known[1] is not s.last_asks or known[0] != seen or known[2] != s.outcome:
-            tables = self._tables(np.frombuffer(seen, np.uint8), self._state_index[seat])
+            tables = self._tables(np.frombuffer(seen, UINT8), self._state_index[seat])
             settled = self._settled(tables, seat, s.outcome, s.last_asks)
             known[:] = bytes(seen), s.last_asks, list(s.outcome), settled
         obs = known[3].copy()
@@ -110,7 +111,7 @@ class DefaultEncoder(Encoder):
         return obs
 
     def encode(self, v: LiteratureView) -> np.ndarray:
-        tables = self._tables(np.frombuffer(v.raw + bytes(v.sizes), np.uint8),
+        tables = self._tables(np.frombuffer(v.raw + bytes(v.sizes), UINT8),
                               self._view_index[v.player])
         obs = self._settled(tables, v.player, v.outcome, v.last_asks)
         self._add_claim_and_turn(obs, v.player, v.turn, v.claim_half, v.claim_names, v.to_act)
@@ -118,7 +119,7 @@ class DefaultEncoder(Encoder):
 
     def _tables(self, data: np.ndarray, index: np.ndarray) -> np.ndarray:
         """The pieces ``hand`` to ``hand_sizes`` from the bytes ``index`` picks in ``data``."""
-        out = np.empty(self._halves, dtype=np.float32)
+        out = np.empty(self._halves, FLOAT32)
         picked = data[index]
         out[: self._binary_end] = np.unpackbits(picked[: self._num_bit_bytes])[self._bit_pick]
         numbers = out[self._least :]
@@ -129,7 +130,7 @@ class DefaultEncoder(Encoder):
     def _settled(self, tables: np.ndarray, p: int, outcome, last_asks) -> np.ndarray:
         """The observation of player p without the claim being named and my_turn."""
         n = self.game.num_players
-        obs = np.zeros(self.size, dtype=np.float32)
+        obs = np.zeros(self.size, FLOAT32)
         obs[: self._halves] = tables
         for i in self._outcome_ones(tuple(outcome), p % 2):
             obs[i] = 1.0
@@ -204,7 +205,7 @@ class OriginalEncoder(Encoder):
         n = self.game.num_players
         holds = BYTE_CARDS[tables[0]].reshape(n, NUM_CARDS)
         lacks = BYTE_CARDS[tables[1]].reshape(n, NUM_CARDS)
-        out = np.empty((n, self._block), dtype=np.float32)
+        out = np.empty((n, self._block), FLOAT32)
         out[:, :NUM_CARDS] = (2 + holds - lacks)[:, SOURCE_CARDS]
         out[:, NUM_CARDS:-1] = tables[2][:, SOURCE_HALVES]
         out[:, -1] = v.sizes
@@ -212,7 +213,7 @@ class OriginalEncoder(Encoder):
 
     def encode(self, v: LiteratureView) -> np.ndarray:
         n, block = self.game.num_players, self._block
-        obs = np.zeros(self.size, dtype=np.float32)
+        obs = np.zeros(self.size, FLOAT32)
         obs[0] = v.player
         at = 1 + n * block
         obs[1:at] = self._blocks(v.tables, v).ravel()

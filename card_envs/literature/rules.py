@@ -23,6 +23,7 @@ from typing import Any
 
 import numpy as np
 
+from card_envs.core.dtypes import INT8, UINT8
 from card_envs.core.game import Game, State, View, check_choice, check_int
 from card_envs.literature import deck
 from card_envs.literature.deck import (
@@ -113,11 +114,11 @@ class LiteratureView(View):
 
     @property
     def tables(self) -> np.ndarray:
-        return np.frombuffer(self.raw, np.uint8).reshape(3, self.num_players, NUM_HALF_SUITS)
+        return np.frombuffer(self.raw, UINT8).reshape(3, self.num_players, NUM_HALF_SUITS)
 
     def believed_tables(self, i: int) -> np.ndarray:
         """Like ``tables``, for what this seat can tell that seat i knows (original rules)."""
-        raw = np.frombuffer(self.believed[i], np.uint8)
+        raw = np.frombuffer(self.believed[i], UINT8)
         return raw.reshape(3, self.num_players, NUM_HALF_SUITS)
 
     @property
@@ -183,7 +184,7 @@ class Literature(Game):
         self._self_observer = [k * n + k if self.original else k for k in range(n)]
         self._build_mask_tables()
         self._link_masks()
-        self._zero_mask = np.zeros(self.num_actions, dtype=np.int8)
+        self._zero_mask = np.zeros(self.num_actions, INT8)
         self._zero_mask.flags.writeable = False
 
     def _build_mask_tables(self) -> None:
@@ -192,7 +193,7 @@ class Literature(Game):
         self._opponents = [[self.opponent(p, j) for j in range(self.team_size)]
                            for p in range(self.num_players)]
         naming = bytes(self.name_base) + b"\x01" * self.team_size
-        self._naming_mask = np.frombuffer(naming, np.int8) if not self.original else None
+        self._naming_mask = np.frombuffer(naming, INT8) if not self.original else None
         # the declare and naming actions after the asks, by live half-suits (none: original)
         self._declare_rows = [b"" if self.original else BIT_ROWS[live] + bytes(self.team_size)
                               for live in range(256)]
@@ -270,7 +271,7 @@ class Literature(Game):
             asks *= self.team_size
         else:
             asks = b"".join([asks if asked >> j & 1 else NO_CARDS for j in range(self.team_size)])
-        return np.frombuffer(asks + self._declare_rows[key >> SLOT & 0xFF], np.int8)
+        return np.frombuffer(asks + self._declare_rows[key >> SLOT & 0xFF], INT8)
 
     def _link_masks(self) -> None:
         """Share the memoised masks with every game of the same players and rules, so new envs

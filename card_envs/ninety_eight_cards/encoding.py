@@ -6,6 +6,7 @@ import struct
 
 import numpy as np
 
+from card_envs.core.dtypes import FLOAT32
 from card_envs.core.encoding import Encoder, Piece
 from card_envs.ninety_eight_cards.rules import (
     BOARD_HAND,
@@ -95,7 +96,7 @@ class DefaultEncoder(Encoder):
         return type(self), (self.game,)
 
     def encode(self, v: CardsView) -> np.ndarray:
-        obs = np.empty(self.size, dtype=np.float32)
+        obs = np.empty(self.size, FLOAT32)
         obs[:BOARD_SIZE] = v.board
         obs[44] = v.draw_pile / (NUM_CARDS - HAND_SIZE)
         obs[45] = v.played / NUM_CARDS
@@ -153,7 +154,7 @@ class OriginalEncoder(Encoder):
         ]
 
     def encode(self, v: CardsView) -> np.ndarray:
-        obs = np.empty(self.size, dtype=np.float32)
+        obs = np.empty(self.size, FLOAT32)
         obs[0] = 99 - v.played
         board = obs[1:]
         board[:NUM_PILES] = v.piles
@@ -166,7 +167,7 @@ class OriginalEncoder(Encoder):
         # small integers): the counter, a 0.0 per empty slot, then tops and cards sorted
         hand = s.hand
         packed = ORIGINAL_PACK[len(hand)](99 - s.played, *sorted(s.tops + hand))
-        return np.frombuffer(bytearray(packed), np.float32)
+        return np.frombuffer(bytearray(packed), FLOAT32)
 
 
 # ORIGINAL_PACK[n]: the original encoding's float32 bytes for a hand of n cards (struct's

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from card_envs.core.dtypes import INT8
 from card_envs.core.game import Game, State, View, check_choice
 
 LOWEST, HIGHEST = 2, 99
@@ -295,7 +296,7 @@ class NinetyEightCards(Game):
     # --- the rules ----------------------------------------------------------------------
     def _legal_mask(self, s: CardsState) -> np.ndarray:
         # a read-only array over the state's bytes (core caches it and copies it for users)
-        return np.frombuffer(s.legal, np.int8)
+        return np.frombuffer(s.legal, INT8)
 
     def _apply(self, s: CardsState, action: int, rng: np.random.Generator) -> np.ndarray | None:
         if action == END_TURN:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from card_envs.core.cards import NUM_RANKS
+from card_envs.core.dtypes import FLOAT32
 from card_envs.core.encoding import Encoder, Piece
 from card_envs.palace.rules import (
     FACE_DOWN_AT,
@@ -145,7 +146,7 @@ class OriginalEncoder(Encoder):
         return self._encode(s.history, s.hand[seat], legal)
 
     def _encode(self, history, hand, legal) -> np.ndarray:
-        obs = np.zeros(self.size, dtype=np.float32)
+        obs = np.zeros(self.size, FLOAT32)
         recent = history[-3:]
         at = 13 * (3 - len(recent))
         for play in recent:

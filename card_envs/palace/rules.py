@@ -27,6 +27,7 @@ from typing import Any, NamedTuple
 import numpy as np
 
 from card_envs.core.cards import DECK_SIZE, NUM_RANKS, RANK_NAMES, parse_rank
+from card_envs.core.dtypes import FLOAT32, INT8
 from card_envs.core.game import Game, State, View, check_choice, check_int
 
 TWO, THREE, SEVEN, TEN = 0, 1, 5, 8
@@ -248,7 +249,7 @@ class Palace(Game):
         self.draw_at_deal = DECK_SIZE - 3 * DEAL_EACH * self.num_players
         self._config = {"num_players": self.num_players, "swap_phase": self.swap_phase,
                         "reward": reward}
-        self._zero_mask = np.zeros(self.num_actions, dtype=np.int8)
+        self._zero_mask = np.zeros(self.num_actions, INT8)
         self._zero_mask.flags.writeable = False
         self._link_caches()
         self._next_seat = [(q + 1) % self.num_players for q in range(self.num_players)]
@@ -305,7 +306,7 @@ class Palace(Game):
         s.face_up_size = [len(u) for u in face_up]
         s.face_down = [list(f) for f in face_down]
         s.face_down_size = [len(f) for f in face_down]
-        s.known = np.zeros((n, NUM_RANKS), dtype=np.int8)
+        s.known = np.zeros((n, NUM_RANKS), INT8)
         if known is not None:
             s.known = np.stack([_counts(k) for k in known])
         s.draw = list(reversed(list(draw)))
@@ -335,7 +336,7 @@ class Palace(Game):
     def fresh_board(self, s: PalaceState) -> np.ndarray:
         """The board of ``s`` computed from scratch (``_apply`` keeps it up to date in place)."""
         ix = self.index
-        board = np.zeros(ix.size, dtype=np.float32)
+        board = np.zeros(ix.size, FLOAT32)
         for q in range(self.num_players):
             at = ix.seat(q)
             board[at + HAND_SIZE_AT] = s.hand_size[q] * HAND_SCALE
@@ -393,13 +394,13 @@ class Palace(Game):
             mask = ((counts * SPREAD + OVER) & HIGH) >> 7
         if key & KEY_PILE[-1]:
             mask |= 1 << (8 * PICK_UP)
-        return np.frombuffer(mask.to_bytes(self.num_actions, "little"), np.int8)
+        return np.frombuffer(mask.to_bytes(self.num_actions, "little"), INT8)
 
     def _swap_mask(self, s: PalaceState) -> np.ndarray:
         """Swap-phase mask: any hand rank for any other face-up rank, or done."""
         p = s.player
         pairs = np.outer(s.hand[p] > 0, s.face_up[p] > 0) & SWAP_USEFUL
-        mask = np.zeros(self.num_actions, dtype=np.int8)
+        mask = np.zeros(self.num_actions, INT8)
         mask[SWAP_BASE:SWAP_DONE] = pairs.reshape(-1)
         mask[SWAP_DONE] = 1
         return mask
@@ -618,7 +619,7 @@ class Palace(Game):
     def _history_row(self, play: Play) -> np.ndarray:
         """The board's history row of ``play`` (see ``BoardIndex``)."""
         ix = self.index
-        row = np.zeros(ix.row_width, dtype=np.float32)
+        row = np.zeros(ix.row_width, FLOAT32)
         row[play.seat] = 1.0
         row[ix.row_kind + play.kind] = 1.0
         if play.rank >= 0:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from card_envs.core.dtypes import FLOAT32
 from card_envs.core.encoding import Encoder, Piece
 from card_envs.simple_tricks.rules import SimpleTricks, TricksState, TricksView
 
@@ -52,7 +53,7 @@ class DefaultEncoder(Encoder):
         return self._encode(s.planes[seat], s.lead, to_act, s.tricks[seat], s.tricks[1 - seat])
 
     def _encode(self, planes, lead: int, to_act: bool, mine: int, theirs: int) -> np.ndarray:
-        obs = np.zeros(self.size, dtype=np.float32)
+        obs = np.zeros(self.size, FLOAT32)
         end = self._planes_end
         obs[:end] = planes
         if lead >= 0:
@@ -98,7 +99,7 @@ class OriginalEncoder(Encoder):
 
     def _encode(self, planes, following: bool, lead: int) -> np.ndarray:
         c = self.game.num_cards
-        obs = np.zeros(self.size, dtype=np.float32)
+        obs = np.zeros(self.size, FLOAT32)
         np.add(planes[2 * c : 3 * c], planes[3 * c :], out=obs[:c], casting="unsafe")
         obs[c : 2 * c] = planes[:c]
         if following:

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from card_envs.core.dtypes import INT8
 from card_envs.core.game import Game, State, View, check_int
 
 NUM_PLAYERS = 2
@@ -61,7 +62,7 @@ class SimpleTricks(Game):
         self.num_actions = self.num_cards
         self.max_steps = self.num_cards  # every deal ends after exactly N tricks
         self._config = {"num_values": self.num_values}
-        self._zero_mask = np.zeros(self.num_actions, dtype=np.int8)
+        self._zero_mask = np.zeros(self.num_actions, INT8)
         self._zero_mask.flags.writeable = False
         self._no_cards = bytes(self.num_values)  # an all-zero colour plane, as bytes
 
@@ -80,7 +81,7 @@ class SimpleTricks(Game):
         c = self.num_cards
         s = TricksState(player)
         s.hands = [list(h) for h in hands]
-        s.planes = np.zeros((NUM_PLAYERS, 4 * c), dtype=np.int8)
+        s.planes = np.zeros((NUM_PLAYERS, 4 * c), INT8)
         for p, hand in enumerate(s.hands):
             s.planes[p, hand] = 1
             s.planes[1 - p, [c + card for card in hand]] = 1
@@ -99,7 +100,7 @@ class SimpleTricks(Game):
         same = hand[start : start + n]
         if same.tobytes() == self._no_cards:  # void in the led colour (cheaper than .any())
             return hand.copy()
-        mask = np.zeros(self.num_cards, dtype=np.int8)
+        mask = np.zeros(self.num_cards, INT8)
         mask[start : start + n] = same
         return mask
 

@@ -14,6 +14,7 @@ import struct
 import numpy as np
 
 from card_envs.core.cards import DECK_SIZE, NUM_SUITS
+from card_envs.core.dtypes import FLOAT32
 from card_envs.core.encoding import Encoder, Piece
 from card_envs.thirty_one.rules import (
     HAND_SIZE,
@@ -227,7 +228,7 @@ class DefaultEncoder(Encoder):
         return np.frombuffer(bytearray(self._encode(
             v.player, v.hand, v.drawn, v.taken, v.top, v.in_discard, v.discard_values,
             v.deck_size, v.shown, v.lives, v.opponents, v.places, v.acting, v.knocker, v.opener,
-            v.first_turn, v.phase, v.round_turns)), np.float32)  # writable, its own buffer
+            v.first_turn, v.phase, v.round_turns)), FLOAT32)  # writable, its own buffer
 
     def encode_state(self, s: ThirtyOneState, seat: int) -> np.ndarray:
         """``encode(view(s, seat))``; a placing seat's observation is patched from its own one
@@ -237,13 +238,17 @@ class DefaultEncoder(Encoder):
             turn = self._turn
             if turn[0] is s and turn[1] == s.steps - 1 and turn[2] == seat and not s.truncated:
                 return self._placing(s, turn[3], turn[4])
-        drawn, taken, top = self.game.open_cards(s, seat)
+        if s.phase:
+            drawn, taken, top = self.game.open_cards(s, seat)
+        else:  # open_cards inline: no card to place
+            drawn = taken = NO_CARD
+            top = s.discard[-1] if s.discard else NO_CARD
         obs = self._encode(seat, s.hands[seat], drawn, taken, top, s.in_discard,
                            s.discard_values, len(s.deck), s.shown, s.lives, s.opponents[seat],
                            s.places[seat], s.player, s.knocker, s.opener, s.first_turn, s.phase,
                            s.round_turns)
         self._turn = (s, s.steps, seat, obs, self._seen)
-        return np.frombuffer(bytearray(obs), np.float32)  # writable, its own buffer
+        return np.frombuffer(bytearray(obs), FLOAT32)  # writable, its own buffer
 
     def _placing(self, s: ThirtyOneState, before: bytes, seen: int) -> np.ndarray:
         """The placing seat's observation from its own one a step before (the draw or take):
@@ -268,7 +273,7 @@ class DefaultEncoder(Encoder):
             obs[_UNSEEN] = _PACK4(UNSEEN[seen & 255], UNSEEN[seen >> 8 & 255],
                                   UNSEEN[seen >> 16 & 255], UNSEEN[seen >> 24])
             obs[_FLAGS] = _PACK4(1.0, 0.0, 0.0, len(s.deck) * _INV_C)
-        return np.frombuffer(obs, np.float32)
+        return np.frombuffer(obs, FLOAT32)
 
     def _encode(self, me, hand, drawn, taken, top, in_discard, discard_values, deck_size, shown,
                 lives, opponents, places, acting, knocker, opener, first_turn, phase,
@@ -452,7 +457,7 @@ class OriginalEncoder(Encoder):
                      _PACK2(1.0 if first_turn else 0.0, called),
                      cards[left[0]], cards[left[1]], cards[left[2]],
                      cards[right[0]], cards[right[1]], cards[right[2]], ZERO * 32]
-        return np.frombuffer(bytearray().join(parts), np.float32)  # writable, its own buffer
+        return np.frombuffer(bytearray().join(parts), FLOAT32)  # writable, its own buffer
 
 
 ENCODERS = {"default": DefaultEncoder, "original": OriginalEncoder}

@@ -407,28 +407,32 @@ class ThirtyOne(Game):
             return self.payoffs(s)
         return rewards
 
-    def losers(self, scores: dict[int, float]) -> list[int]:
-        """Who loses a life: everyone without 31 if someone has it, else all tied at the lowest."""
-        if THIRTY_ONE in scores.values():
-            return [q for q, sc in scores.items() if sc != THIRTY_ONE]
-        low = min(scores.values())
-        return [q for q, sc in scores.items() if sc == low]
-
     def _settle(self, s: ThirtyOneState) -> np.ndarray | None:
         """Show the hands, take lives, revive or eliminate; the shaped rewards if asked for."""
-        n, seats, lives, hands = self.num_players, s.seating, s.lives, s.hands
+        n, seats, lives, hands, knocker = self.num_players, s.seating, s.lives, s.hands, s.knocker
         codes = self._score_codes  # self.score, inline
-        scores = {}
+        scores = [None] * n  # per seat; None for a player who was out
         for q in seats:
             a, b, c = hands[q]
             scores[q] = codes[(a * DECK_SIZE + b) * DECK_SIZE + c] / 2
+        # who loses a life: everyone without 31 if someone has it, else all tied at the lowest
+        if THIRTY_ONE in scores:
+            losers = [q for q in seats if scores[q] != THIRTY_ONE]
+        else:
+            low = min([scores[q] for q in seats])
+            losers = [q for q in seats if scores[q] == low]
         lost = [0] * n
         knocked_out = False
-        for q in self.losers(scores):
-            lost[q] = 2 if q == s.knocker else 1
-            lives[q] = max(0, lives[q] - lost[q])
-            knocked_out = knocked_out or lives[q] == 0
-        after = lives[:]
+        for q in losers:
+            lost[q] = loss = 2 if q == knocker else 1
+            if lives[q] > loss:
+                lives[q] -= loss
+            else:
+                lives[q] = 0
+                knocked_out = True
+        rewards = None
+        if self.reward == "original":  # from the lives before any revival
+            rewards = self.round_rewards({q: scores[q] for q in seats}, knocker, lives[:])
         # all at 0 needs someone knocked out (the others kept their lives)
         revived = knocked_out and not any([lives[q] for q in seats])
         if revived:
@@ -436,11 +440,8 @@ class ThirtyOne(Game):
                 lives[q] = 1
         s.rounds += 1
         # players who are out hold [] since the deal, so every hand can be copied as it is
-        s.showdown = Showdown(s.rounds, tuple(map(tuple, s.hands)),
-                              tuple(map(scores.get, range(n))), tuple(lost), s.knocker, revived)
-        rewards = None
-        if self.reward == "original":
-            rewards = self.round_rewards(scores, s.knocker, after)
+        s.showdown = Showdown(s.rounds, tuple(map(tuple, hands)), tuple(scores), tuple(lost),
+                              knocker, revived)
         if knocked_out and not revived:
             self._reseat(s)
         if len(s.seating) == 1:
