@@ -91,12 +91,12 @@ SCORE_31 = [float(np.float32(code / 2) * _INV_31) for code in range(2 * 31 + 1)]
 CARD_PACK = [VALUE[card] << 8 * SUIT[card] for card in range(C)] + [0]  # [-1]: no card
 # the unseen piece of a suit by the value of its seen cards (0..255: any byte of a pack)
 UNSEEN = [max(SUIT_TOTAL - seen, 0) * _INV_SUIT for seen in range(256)]
-
-
-def _unseen(seen: int) -> bytes:
-    """The unseen piece (4 float32) from the pack of the values seen per suit."""
-    return _PACK4(UNSEEN[seen & 255], UNSEEN[seen >> 8 & 255], UNSEEN[seen >> 16 & 255],
-                  UNSEEN[seen >> 24])
+# the unseen pieces of two suits (8 bytes) by two bytes of a pack (suit values are at most 95:
+# other indices hold b"")
+UNSEEN_PAIR = [b""] * 0x10000
+for _low in range(SUIT_TOTAL + 1):
+    for _high in range(SUIT_TOTAL + 1):
+        UNSEEN_PAIR[_low | _high << 8] = _PACK2(UNSEEN[_low], UNSEEN[_high])
 
 
 def _suit_sums(cards) -> tuple[bytes, int]:
@@ -194,7 +194,7 @@ class DefaultEncoder(Encoder):
         self._inv_turns = 1.0 / game.max_round_turns
         self._score_codes = SCORE_CODES[game.three_of_a_kind]
         self._n = n
-        self._lives_blocks: dict[tuple[int, ...], bytes] = {}
+        self._seat_blocks: dict[tuple[int, ...], bytes] = {}
         # (state, steps, seat, observation bytes, seen) of the last encode_state
         self._turn: tuple = (None, -1, -1, b"", 0)
         self._seen = 0
@@ -210,7 +210,7 @@ class DefaultEncoder(Encoder):
         self._triple_sums, self._triple_packs = triple_tables()
         # the whole observation in one pack: float32 numbers as "f", precomputed pieces as "s"
         self._pack = struct.Struct(
-            f"=16s16s16s16s16s16s4f{4 * C}s4f{'16s' * (n - 1)}{4 * n}s{4 * n}s{4 * n}s{4 * n}s5f"
+            f"=16s16s16s16s16s16s4f{4 * C}s8s8s{'16s' * (n - 1)}{16 * n}s5f"
         ).pack
 
     def __getstate__(self) -> dict:
@@ -270,8 +270,7 @@ class DefaultEncoder(Encoder):
         else:  # drawn from the deck: seen now, the deck one smaller
             obs[_DRAWN] = CARD_BYTES[card]
             seen += CARD_PACK[card]
-            obs[_UNSEEN] = _PACK4(UNSEEN[seen & 255], UNSEEN[seen >> 8 & 255],
-                                  UNSEEN[seen >> 16 & 255], UNSEEN[seen >> 24])
+            obs[_UNSEEN] = UNSEEN_PAIR[seen & 0xFFFF] + UNSEEN_PAIR[seen >> 16]
             obs[_FLAGS] = _PACK4(1.0, 0.0, 0.0, len(s.deck) * _INV_C)
         return np.frombuffer(obs, FLOAT32)
 
@@ -304,20 +303,24 @@ class DefaultEncoder(Encoder):
             totals, score, option_a, option_b, option_c = NO_SUITS, 0.0, 0.0, 0.0, 0.0
         known = []  # opponent_known, block by block
         for q in opponents:
-            x, y, z = shown[q]
+            cards = shown[q]
             if q == acting and taken >= 0:
-                block, pack = _suit_sums((x, y, z, taken))
+                block, pack = _suit_sums((*cards, taken))
+            elif cards == NO_SHOWN:  # the common case: nothing known
+                known.append(NO_SUITS)
+                continue
             else:
+                x, y, z = cards
                 t = x * _C2 + y * _C1 + z + TRIPLE_0
                 block, pack = sums[t << 4 : (t << 4) + 16], packs[t]
             known.append(block)
             seen += pack
         if len(known) < self._n - 1:  # places past the last player in
             known += [NO_SUITS] * (self._n - 1 - len(known))
-        # lives by place: the seats still in follow from the lives, so they key the block
-        key = (me, *lives)
-        lives_block = self._lives_blocks.get(key) or self._lives_block(key, opponents)
-        one_hot = self._one_hot  # place -1: nobody knocked, or at the end a seat that is out
+        # lives, knocker, acting and opener by place, one block: the seats still in follow
+        # from the lives, so these key it
+        key = (me, knocker, acting, opener, *lives)
+        seats_block = self._seat_blocks.get(key) or self._seats_block(key, places)
         if first_turn:
             turns = 0.0
         else:  # the last turns after a knock may go past the cap
@@ -326,21 +329,24 @@ class DefaultEncoder(Encoder):
         return self._pack(
             CARD_BYTES[a], CARD_BYTES[b], CARD_BYTES[c], CARD_BYTES[top], CARD_BYTES[drawn],
             totals, score, option_a, option_b, option_c, in_discard.tobytes(),
-            UNSEEN[seen & 255], UNSEEN[seen >> 8 & 255], UNSEEN[seen >> 16 & 255],
-            UNSEEN[seen >> 24], *known, lives_block, one_hot[places[knocker]],
-            one_hot[places[acting]], one_hot[places[opener]], 1.0 if phase else 0.0,
+            UNSEEN_PAIR[seen & 0xFFFF], UNSEEN_PAIR[seen >> 16], *known, seats_block,
+            1.0 if phase else 0.0,
             1.0 if phase and taken >= 0 else 0.0, 1.0 if first_turn else 0.0,
             deck_size * _INV_C, turns)
 
-    def _lives_block(self, key: tuple[int, ...], opponents) -> bytes:
-        """The lives piece for ``key`` = (me, *lives), seats still in = ``opponents``; cached."""
-        if len(self._lives_blocks) >= 4096:  # bounded: drop everything now and then
-            self._lives_blocks.clear()
-        me, lives = key[0], key[1:]
-        life = self._lives
-        block = b"".join([life[lives[q]] for q in (me, *opponents)])
-        block += ZERO * (self._n - 1 - len(opponents))
-        self._lives_blocks[key] = block
+    def _seats_block(self, key: tuple[int, ...], places) -> bytes:
+        """The lives, knocker, acting and opener pieces for ``key`` = (me, knocker, acting,
+        opener, *lives), where ``places`` are every seat's place from me; cached."""
+        if len(self._seat_blocks) >= 4096:  # bounded: drop everything now and then
+            self._seat_blocks.clear()
+        me, knocker, acting, opener = key[:4]
+        lives = key[4:]
+        life, one_hot = self._lives, self._one_hot  # one_hot[-1]: no place (all 0)
+        by_place = [q for q in sorted(range(self._n), key=places.__getitem__) if places[q] >= 0]
+        block = b"".join([life[lives[q]] for q in by_place])
+        block += ZERO * (self._n - len(by_place))
+        block += one_hot[places[knocker]] + one_hot[places[acting]] + one_hot[places[opener]]
+        self._seat_blocks[key] = block
         return block
 
 
