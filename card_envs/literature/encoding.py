@@ -70,11 +70,11 @@ class DefaultEncoder(Encoder):
         # ``_state_index[p]`` / ``_view_index[p]`` pick from it, in layout order with seats
         # rotated to p, the bytes of p's hand (p's own holds), holds, lacks (each byte: the
         # bits of six cards), then the least counts and hand sizes (numbers).
+        self._num_bit_bytes = 8 + 16 * n
         eng = game.engine
         self._state_index = [self._byte_index(p, *eng.seen_at(game.self_observer(p)))
                              for p in range(n)]
         self._view_index = [self._byte_index(p, 0, 8 * n, 16 * n, 24 * n) for p in range(n)]
-        self._num_bit_bytes = 8 + 16 * n
         # unpackbits puts bit k of byte i at 8 * i + 7 - k
         self._bit_pick = np.array([8 * i + 7 - pos for i in range(self._num_bit_bytes)
                                    for pos in range(HALF_SUIT_SIZE)], dtype=np.intp)
@@ -82,10 +82,14 @@ class DefaultEncoder(Encoder):
         self._outcomes: dict[tuple, tuple[int, ...]] = {}  # at most 4^8 keys, few in practice
         self._scale = np.array([1 / 6] * (8 * n) + [1 / 48] * n, dtype=np.float32)
         # per seat: the knowledge bytes, asks and outcomes it was last encoded from, and the
-        # observation they gave without the claim and my_turn (see ``encode_state``)
-        self._known: list[list] = [[None, None, None, None] for _ in range(n)]
+        # observation they gave without the claim and my_turn (see ``encode_state``); that
+        # array is never handed out (only copies), so it is rewritten in place
+        self._known: list[list] = [[None, None, None, np.zeros(self.size, FLOAT32)]
+                                   for _ in range(n)]
+        self._seen: tuple = (None, None)  # the last ``Knowledge.seen`` read and a uint8 view
 
-    def _byte_index(self, p: int, holds: int, lacks: int, least: int, sizes: int) -> np.ndarray:
+    def _byte_index(self, p: int, holds: int, lacks: int, least: int,
+                    sizes: int) -> tuple[np.ndarray, np.ndarray]:
         """The bytes to read for player p from a buffer with p's tables at these offsets."""
         n = self.game.num_players
         seats = [(p + r) % n for r in range(n)]
@@ -93,7 +97,8 @@ class DefaultEncoder(Encoder):
         for start in (holds, lacks, least):
             index += [start + 8 * q + h for q in seats for h in range(NUM_HALF_SUITS)]
         index += [sizes + q for q in seats]
-        return np.array(index, dtype=np.intp)
+        bits = self._num_bit_bytes  # two index arrays: the bytes of card bits, then numbers
+        return np.array(index[:bits], dtype=np.intp), np.array(index[bits:], dtype=np.intp)
 
     def encode_state(self, s, seat: int) -> np.ndarray:
         """``encode(view(s, seat))`` straight from the state (the knowledge bytes)."""
@@ -102,36 +107,39 @@ class DefaultEncoder(Encoder):
         # outcomes: the steps of naming a claim reuse them (``last_asks`` is a tuple, so the
         # same object means the same asks).
         if known[1] is not s.last_asks or known[0] != seen or known[2] != s.outcome:
-            tables = self._tables(np.frombuffer(seen, UINT8), self._state_index[seat])
-            settled = self._settled(tables, seat, s.outcome, s.last_asks)
-            known[:] = bytes(seen), s.last_asks, list(s.outcome), settled
+            # A state keeps its ``seen`` bytearray (rewritten in place, never resized): keep
+            # the view of the last one (which also keeps that bytearray alive).
+            if self._seen[0] is not seen:
+                self._seen = seen, np.frombuffer(seen, UINT8)
+            settled = known[3]
+            self._tables(settled, self._seen[1], self._state_index[seat])
+            self._settle(settled, seat, s.outcome, s.last_asks)
+            known[:3] = bytes(seen), s.last_asks, list(s.outcome)
         obs = known[3].copy()
         self._add_claim_and_turn(obs, seat, s.player, s.claim_half, s.claim_names,
                                  s.player == seat and not s.done)
         return obs
 
     def encode(self, v: LiteratureView) -> np.ndarray:
-        tables = self._tables(np.frombuffer(v.raw + bytes(v.sizes), UINT8),
-                              self._view_index[v.player])
-        obs = self._settled(tables, v.player, v.outcome, v.last_asks)
+        obs = np.zeros(self.size, FLOAT32)
+        self._tables(obs, np.frombuffer(v.raw + bytes(v.sizes), UINT8), self._view_index[v.player])
+        self._settle(obs, v.player, v.outcome, v.last_asks)
         self._add_claim_and_turn(obs, v.player, v.turn, v.claim_half, v.claim_names, v.to_act)
         return obs
 
-    def _tables(self, data: np.ndarray, index: np.ndarray) -> np.ndarray:
-        """The pieces ``hand`` to ``hand_sizes`` from the bytes ``index`` picks in ``data``."""
-        out = np.empty(self._halves, FLOAT32)
-        picked = data[index]
-        out[: self._binary_end] = np.unpackbits(picked[: self._num_bit_bytes])[self._bit_pick]
-        numbers = out[self._least :]
-        numbers[:] = picked[self._num_bit_bytes:]
-        np.multiply(numbers, self._scale, out=numbers)  # in float32, as uint8 * float32 does
-        return out
+    def _tables(self, obs: np.ndarray, data: np.ndarray,
+                index: tuple[np.ndarray, np.ndarray]) -> None:
+        """Write the pieces ``hand`` to ``hand_sizes`` from the bytes ``index`` picks in ``data``
+        (card bits, numbers)."""
+        obs[: self._binary_end] = np.unpackbits(data[index[0]])[self._bit_pick]
+        # uint8 * float32 computes in float32, as a float32 copy times the scale would
+        np.multiply(data[index[1]], self._scale, out=obs[self._least : self._halves])
 
-    def _settled(self, tables: np.ndarray, p: int, outcome, last_asks) -> np.ndarray:
-        """The observation of player p without the claim being named and my_turn."""
+    def _settle(self, obs: np.ndarray, p: int, outcome, last_asks) -> None:
+        """Write the pieces after the tables of player p's observation, without the claim
+        being named and my_turn (left 0)."""
         n = self.game.num_players
-        obs = np.zeros(self.size, FLOAT32)
-        obs[: self._halves] = tables
+        obs[self._halves :] = 0.0
         for i in self._outcome_ones(tuple(outcome), p % 2):
             obs[i] = 1.0
         at, seat, two_n = self._asks, self._relative[p], 2 * n
@@ -142,7 +150,6 @@ class DefaultEncoder(Encoder):
             if success:
                 obs[at + two_n + NUM_CARDS] = 1.0
             at += self._ask_size
-        return obs
 
     def _add_claim_and_turn(self, obs: np.ndarray, p: int, turn: int, claim_half: int,
                             claim_names, to_act: bool) -> None:
