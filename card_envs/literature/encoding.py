@@ -86,7 +86,7 @@ class DefaultEncoder(Encoder):
         # array is never handed out (only copies), so it is rewritten in place
         self._known: list[list] = [[None, None, None, np.zeros(self.size, FLOAT32)]
                                    for _ in range(n)]
-        self._seen: tuple = (None, None)  # the last ``Knowledge.seen`` read and a uint8 view
+        self._seen = np.zeros(0, UINT8)  # a uint8 view of the last ``Knowledge.seen`` read
 
     def _byte_index(self, p: int, holds: int, lacks: int, least: int,
                     sizes: int) -> tuple[np.ndarray, np.ndarray]:
@@ -108,11 +108,13 @@ class DefaultEncoder(Encoder):
         # same object means the same asks).
         if known[1] is not s.last_asks or known[0] != seen or known[2] != s.outcome:
             # A state keeps its ``seen`` bytearray (rewritten in place, never resized): keep
-            # the view of the last one (which also keeps that bytearray alive).
-            if self._seen[0] is not seen:
-                self._seen = seen, np.frombuffer(seen, UINT8)
+            # the view of the last one. Its base is a memoryview of that bytearray (something
+            # else once unpickled or copied: then it is a copy, not a view).
+            data = self._seen
+            if getattr(data.base, "obj", None) is not seen:
+                data = self._seen = np.frombuffer(seen, UINT8)
             settled = known[3]
-            self._tables(settled, self._seen[1], self._state_index[seat])
+            self._tables(settled, data, self._state_index[seat])
             self._settle(settled, seat, s.outcome, s.last_asks)
             known[:3] = bytes(seen), s.last_asks, list(s.outcome)
         obs = known[3].copy()

@@ -3,6 +3,8 @@
 
 from __future__ import annotations
 
+import pickle
+
 import numpy as np
 import pytest
 
@@ -598,14 +600,16 @@ def test_play_describes_asks_with_absolute_seats_and_their_answers():
 def test_encode_state_reuses_a_seats_observation_only_while_its_sources_are_unchanged(n):
     """The default encoder keeps each seat's observation (but the claim and my_turn) until the
     knowledge bytes, asks or outcomes change (e.g. across the steps of naming a claim): every
-    seat, every step, and an old state revisited after newer ones must still encode as its view
-    does."""
+    seat, every step, an old state revisited after newer ones and both pickled together must
+    still encode as its view does."""
     game = Literature(num_players=n)
     enc, rng = DefaultEncoder(game), np.random.default_rng(n)
     for _ in range(3):
         s, history = game.init(rng), []
         while not s.done:
             history.append(s.copy())
+            if len(history) % 25 == 0:  # its caches survive a round trip with the state
+                enc, s = pickle.loads(pickle.dumps((enc, s)))
             for seat in (s.player, *range(n)):
                 assert np.array_equal(enc.encode_state(s, seat), enc.encode(game.view(s, seat)))
             legal = np.flatnonzero(game.legal_mask(s))
