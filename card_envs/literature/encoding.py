@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+from array import array
+from typing import Any
+
 import numpy as np
 
 from card_envs.core.dtypes import FLOAT32, UINT8
@@ -81,12 +84,28 @@ class DefaultEncoder(Encoder):
         self._relative = [[(q - p) % n for q in range(n)] for p in range(n)]
         self._outcomes: dict[tuple, tuple[int, ...]] = {}  # at most 4^8 keys, few in practice
         self._scale = np.array([1 / 6] * (8 * n) + [1 / 48] * n, dtype=np.float32)
-        # per seat: the knowledge bytes, asks and outcomes it was last encoded from, and the
-        # observation they gave without the claim and my_turn (see ``encode_state``); that
-        # array is never handed out (only copies), so it is rewritten in place
-        self._known: list[list] = [[None, None, None, np.zeros(self.size, FLOAT32)]
-                                   for _ in range(n)]
+        self._zero_tail = array("f", bytes(4 * (self.size - self._halves)))
+        self._new_caches()
+
+    def _new_caches(self) -> None:
+        """Per seat: the knowledge bytes, asks and outcomes it was last encoded from, and the
+        observation they gave without the claim and my_turn (see ``encode_state``), as an
+        ``array`` (single items are far cheaper to set there than in numpy) and a numpy view
+        of it. It is never handed out (only copies), so it is rewritten in place."""
+        self._known: list[list] = []
+        for _ in range(self.game.num_players):
+            settled = array("f", bytes(4 * self.size))
+            self._known.append([None, None, None, settled, np.frombuffer(settled, FLOAT32)])
         self._seen = np.zeros(0, UINT8)  # a uint8 view of the last ``Knowledge.seen`` read
+
+    def __getstate__(self) -> dict[str, Any]:
+        state = dict(self.__dict__)
+        del state["_known"], state["_seen"]  # caches holding views: made afresh on loading
+        return state
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        self.__dict__.update(state)
+        self._new_caches()
 
     def _byte_index(self, p: int, holds: int, lacks: int, least: int,
                     sizes: int) -> tuple[np.ndarray, np.ndarray]:
@@ -113,11 +132,10 @@ class DefaultEncoder(Encoder):
             data = self._seen
             if getattr(data.base, "obj", None) is not seen:
                 data = self._seen = np.frombuffer(seen, UINT8)
-            settled = known[3]
-            self._tables(settled, data, self._state_index[seat])
-            self._settle(settled, seat, s.outcome, s.last_asks)
+            self._tables(known[4], data, self._state_index[seat])
+            self._settle(known[3], seat, s.outcome, s.last_asks)
             known[:3] = bytes(seen), s.last_asks, list(s.outcome)
-        obs = known[3].copy()
+        obs = known[4].copy()
         self._add_claim_and_turn(obs, seat, s.player, s.claim_half, s.claim_names,
                                  s.player == seat and not s.done)
         return obs
@@ -137,11 +155,11 @@ class DefaultEncoder(Encoder):
         # uint8 * float32 computes in float32, as a float32 copy times the scale would
         np.multiply(data[index[1]], self._scale, out=obs[self._least : self._halves])
 
-    def _settle(self, obs: np.ndarray, p: int, outcome, last_asks) -> None:
+    def _settle(self, obs: np.ndarray | array, p: int, outcome, last_asks) -> None:
         """Write the pieces after the tables of player p's observation, without the claim
         being named and my_turn (left 0)."""
         n = self.game.num_players
-        obs[self._halves :] = 0.0
+        obs[self._halves :] = self._zero_tail
         for i in self._outcome_ones(tuple(outcome), p % 2):
             obs[i] = 1.0
         at, seat, two_n = self._asks, self._relative[p], 2 * n
