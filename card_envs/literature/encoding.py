@@ -90,12 +90,14 @@ class DefaultEncoder(Encoder):
     def _new_caches(self) -> None:
         """Per seat: the knowledge bytes, asks and outcomes it was last encoded from, and the
         observation they gave without the claim and my_turn (see ``encode_state``), as an
-        ``array`` (single items are far cheaper to set there than in numpy) and a numpy view
-        of it. It is never handed out (only copies), so it is rewritten in place."""
+        ``array`` (single items are far cheaper to set there than in numpy), a numpy view of
+        it and the views ``_tables`` writes. It is never handed out (only copies), so it is
+        rewritten in place."""
         self._known: list[list] = []
         for _ in range(self.game.num_players):
             settled = array("f", bytes(4 * self.size))
-            self._known.append([None, None, None, settled, np.frombuffer(settled, FLOAT32)])
+            view = np.frombuffer(settled, FLOAT32)
+            self._known.append([None, None, None, settled, view, *self._table_views(view)])
         self._seen = np.zeros(0, UINT8)  # a uint8 view of the last ``Knowledge.seen`` read
 
     def __getstate__(self) -> dict[str, Any]:
@@ -132,7 +134,7 @@ class DefaultEncoder(Encoder):
             data = self._seen
             if getattr(data.base, "obj", None) is not seen:
                 data = self._seen = np.frombuffer(seen, UINT8)
-            self._tables(known[4], data, self._state_index[seat])
+            self._tables(known[5], known[6], data, self._state_index[seat])
             self._settle(known[3], seat, s.outcome, s.last_asks)
             known[:3] = bytes(seen), s.last_asks, list(s.outcome)
         obs = known[4].copy()
@@ -142,18 +144,23 @@ class DefaultEncoder(Encoder):
 
     def encode(self, v: LiteratureView) -> np.ndarray:
         obs = np.zeros(self.size, FLOAT32)
-        self._tables(obs, np.frombuffer(v.raw + bytes(v.sizes), UINT8), self._view_index[v.player])
+        self._tables(*self._table_views(obs), np.frombuffer(v.raw + bytes(v.sizes), UINT8),
+                     self._view_index[v.player])
         self._settle(obs, v.player, v.outcome, v.last_asks)
         self._add_claim_and_turn(obs, v.player, v.turn, v.claim_half, v.claim_names, v.to_act)
         return obs
 
-    def _tables(self, obs: np.ndarray, data: np.ndarray,
+    def _table_views(self, obs: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """The parts of ``obs`` that ``_tables`` writes: the card bits, the numbers."""
+        return obs[: self._binary_end], obs[self._least : self._halves]
+
+    def _tables(self, bits: np.ndarray, numbers: np.ndarray, data: np.ndarray,
                 index: tuple[np.ndarray, np.ndarray]) -> None:
-        """Write the pieces ``hand`` to ``hand_sizes`` from the bytes ``index`` picks in ``data``
-        (card bits, numbers)."""
-        obs[: self._binary_end] = np.unpackbits(data[index[0]])[self._bit_pick]
+        """Write the pieces ``hand`` to ``lacks`` into ``bits`` and ``least`` and
+        ``hand_sizes`` into ``numbers``, from the bytes ``index`` picks in ``data``."""
+        bits[...] = np.unpackbits(data[index[0]])[self._bit_pick]
         # uint8 * float32 computes in float32, as a float32 copy times the scale would
-        np.multiply(data[index[1]], self._scale, out=obs[self._least : self._halves])
+        np.multiply(data[index[1]], self._scale, out=numbers)
 
     def _settle(self, obs: np.ndarray | array, p: int, outcome, last_asks) -> None:
         """Write the pieces after the tables of player p's observation, without the claim
