@@ -210,7 +210,9 @@ class ThirtyOne(Game):
         self.max_payoff = 1.0
         self._score_codes = SCORE_CODES[self.three_of_a_kind]
         self._seatings: dict[tuple[int, ...], tuple[tuple, tuple, tuple]] = {}
-        self._seats = range(self.num_players)
+        # a round's fresh shown and epochs, per seat and slot (copied into lists at each deal)
+        self._no_shown = ((NO_CARD,) * HAND_SIZE,) * self.num_players
+        self._no_epochs = ((0,) * HAND_SIZE,) * self.num_players
         self._config = {"num_players": self.num_players, "lives": self.lives,
                         "three_of_a_kind": self.three_of_a_kind, "instant_31": self.instant_31,
                         "reward": reward, "max_round_turns": self.max_round_turns,
@@ -288,9 +290,8 @@ class ThirtyOne(Game):
         for card in discard:
             in_discard[card] = 1
             values[SUIT[card]] += VALUE[card]
-        # a round's fresh shown and epochs, per seat and slot (HAND_SIZE slots)
-        s.shown = [[NO_CARD, NO_CARD, NO_CARD] for _ in self._seats]
-        s.epochs = [[0, 0, 0] for _ in self._seats]
+        s.shown = list(map(list, self._no_shown))
+        s.epochs = list(map(list, self._no_epochs))
         s.player = s.opener
         s.knocker, s.first_turn, s.phase = -1, True, 0
         s.drawn, s.from_discard = NO_CARD, False
