@@ -17,6 +17,7 @@ from card_envs.core.cards import DECK_SIZE, NUM_SUITS
 from card_envs.core.dtypes import FLOAT32
 from card_envs.core.encoding import Encoder, Piece
 from card_envs.thirty_one.rules import (
+    CARD_PACK,
     HAND_SIZE,
     NO_CARD,
     SCORE_CODES,
@@ -86,9 +87,6 @@ _TAKEN_FLAGS = _f32([1.0, 1.0, 0.0])  # phase 2 after a take: its deck size is a
 # each score code of rules.SCORE_CODES (twice the score) as score / 31 the way the encoder
 # rounds it: a float32 score times 1/31 in float32
 SCORE_31 = [float(np.float32(code / 2) * _INV_31) for code in range(2 * 31 + 1)]
-# Values per suit packed in one int, a byte per suit (S lowest): adding two packs adds suit by
-# suit (a suit is worth 95 at most). CARD_PACK[card]: the card's value in its suit's byte.
-CARD_PACK = [VALUE[card] << 8 * SUIT[card] for card in range(C)] + [0]  # [-1]: no card
 # the unseen piece of a suit by the value of its seen cards (0..255: any byte of a pack)
 UNSEEN = [max(SUIT_TOTAL - seen, 0) * _INV_SUIT for seen in range(256)]
 # the unseen pieces of two suits (8 bytes) by two bytes of a pack (suit values are at most 95:
@@ -225,8 +223,10 @@ class DefaultEncoder(Encoder):
         self._link_tables()
 
     def encode(self, v: ThirtyOneView) -> np.ndarray:
+        values = v.discard_values
+        pack = values[0] + (values[1] << 8) + (values[2] << 16) + (values[3] << 24)
         return np.frombuffer(bytearray(self._encode(
-            v.player, v.hand, v.drawn, v.taken, v.top, v.in_discard, v.discard_values,
+            v.player, v.hand, v.drawn, v.taken, v.top, v.in_discard.tobytes(), pack,
             v.deck_size, v.shown, v.lives, v.opponents, v.places, v.acting, v.knocker, v.opener,
             v.first_turn, v.phase, v.round_turns)), FLOAT32)  # writable, its own buffer
 
@@ -243,8 +243,8 @@ class DefaultEncoder(Encoder):
         else:  # open_cards inline: no card to place
             drawn = taken = NO_CARD
             top = s.discard[-1] if s.discard else NO_CARD
-        obs = self._encode(seat, s.hands[seat], drawn, taken, top, s.in_discard,
-                           s.discard_values, len(s.deck), s.shown, s.lives, s.opponents[seat],
+        obs = self._encode(seat, s.hands[seat], drawn, taken, top, s.pile,
+                           s.discard_pack, len(s.deck), s.shown, s.lives, s.opponents[seat],
                            s.places[seat], s.player, s.knocker, s.opener, s.first_turn, s.phase,
                            s.round_turns)
         self._turn = (s, s.steps, seat, obs, self._seen)
@@ -274,16 +274,17 @@ class DefaultEncoder(Encoder):
             obs[_FLAGS] = _PACK4(1.0, 0.0, 0.0, len(s.deck) * _INV_C)
         return np.frombuffer(obs, FLOAT32)
 
-    def _encode(self, me, hand, drawn, taken, top, in_discard, discard_values, deck_size, shown,
+    def _encode(self, me, hand, drawn, taken, top, pile, discard_pack, deck_size, shown,
                 lives, opponents, places, acting, knocker, opener, first_turn, phase,
                 round_turns) -> bytes:
         """The observation's bytes from the view's fields (``encode`` and ``encode_state``
-        share it); keeps in ``_seen`` the pack of the values per suit seen by ``me``."""
+        share it): ``pile`` is the discard pile's membership as float32 bytes, ``discard_pack``
+        its values per suit as a pack (see CARD_PACK). Keeps in ``_seen`` the pack of the values
+        per suit seen by ``me``."""
         sums, packs = self._triple_sums, self._triple_packs
         # the pack of the values per suit I have seen: the discard pile, the card I must place
         # (in my hands now, wherever it came from), my hand and the cards known in other hands
-        seen = (discard_values[0] + (discard_values[1] << 8) + (discard_values[2] << 16)
-                + (discard_values[3] << 24) + CARD_PACK[drawn])
+        seen = discard_pack + CARD_PACK[drawn]
         if hand:
             a, b, c = hand
             t = a * _C2 + b * _C1 + c + TRIPLE_0
@@ -328,7 +329,7 @@ class DefaultEncoder(Encoder):
         self._seen = seen
         return self._pack(
             CARD_BYTES[a], CARD_BYTES[b], CARD_BYTES[c], CARD_BYTES[top], CARD_BYTES[drawn],
-            totals, score, option_a, option_b, option_c, in_discard.tobytes(),
+            totals, score, option_a, option_b, option_c, pile,
             UNSEEN_PAIR[seen & 0xFFFF], UNSEEN_PAIR[seen >> 16], *known, seats_block,
             1.0 if phase else 0.0,
             1.0 if phase and taken >= 0 else 0.0, 1.0 if first_turn else 0.0,

@@ -36,6 +36,7 @@ NUM_ACTIONS = 7
 HAND_SIZE = 3
 NO_CARD = -1
 THIRTY_ONE = 31.0
+TWICE_31 = 62  # a score code (twice the score, see SCORE_CODES) of 31
 THREE_OF_A_KIND = 30.5
 SUIT_TOTAL = 95  # 2 + 3 + ... + 9 + 4 * 10 + 11: the value of one whole suit
 
@@ -44,6 +45,12 @@ SUITS = np.arange(DECK_SIZE) // NUM_RANKS
 VALUES = np.where(RANKS == NUM_RANKS - 1, 11, np.minimum(RANKS + 2, 10))
 VALUE = VALUES.tolist()  # Python ints: faster than numpy scalars in the per-step code
 SUIT = SUITS.tolist()
+# Values per suit packed in one int, a byte per suit (S lowest): adding two packs adds suit by
+# suit (a whole suit is worth 95). CARD_PACK[card]: the card's value in its suit's byte.
+CARD_PACK = [VALUE[card] << 8 * SUIT[card] for card in range(DECK_SIZE)] + [0]  # [-1]: no card
+# the discard pile's membership as float32 bytes, 4 per card (see ThirtyOneState.pile)
+IN_PILE, NOT_IN_PILE = np.float32(1).tobytes(), np.float32(0).tobytes()
+EMPTY_PILE = NOT_IN_PILE * DECK_SIZE
 
 
 def _score_table(three_of_a_kind: bool) -> np.ndarray:
@@ -80,6 +87,11 @@ def suit_values(cards) -> list[int]:
     return sums
 
 
+def unpack_suits(pack: int) -> list[int]:
+    """The values per suit (S H D C) of a pack (see CARD_PACK)."""
+    return [pack & 0xFF, pack >> 8 & 0xFF, pack >> 16 & 0xFF, pack >> 24]
+
+
 def _frozen(bits: list[int]) -> np.ndarray:
     mask = np.array(bits, dtype=np.int8)
     mask.flags.writeable = False
@@ -103,16 +115,27 @@ class Showdown(NamedTuple):
     knocker: int  # -1: nobody knocked (turn cap or a shown 31)
     revived: bool  # every player would have been at 0: all returned to 1
 
+    @classmethod
+    def of(cls, settled: tuple) -> Showdown:
+        """The record of ``ThirtyOneState.settled``: (round, hands, score codes, lost,
+        knocker, revived) with hands and score codes as lists per seat."""
+        rounds, hands, codes, lost, knocker, revived = settled
+        scores = tuple(None if code is None else code / 2 for code in codes)
+        return cls(rounds, tuple(map(tuple, hands)), scores, tuple(lost), knocker, revived)
+
 
 class ThirtyOneState(State):
     """A match in progress.
 
     deck: the draw pile, next card last (hidden); discard: the discard pile, top last;
-    in_discard: float32 (52,) membership (0 or 1) of the discard pile; discard_values: the value
-    of the discard pile per suit (S H D C), kept up to date like in_discard; hands: per seat its
+    pile: the membership (0 or 1) of the discard pile as float32 bytes, 4 per card, and
+    in_discard: a float32 (52,) numpy view of them (the rules write the bytes: no numpy call);
+    discard_pack: the value of the discard pile per suit packed in an int (see CARD_PACK; the
+    ``discard_values`` property lists them S H D C), kept up to date like pile; hands: per seat its
     three cards by slot ([] once out); shown: per seat and slot the card if it was taken from
     the discard pile (public), else -1; epochs: per seat and slot the reshuffle count of the round
-    when the slot was filled unseen (lets ``randomize_hidden`` redraw only consistent cards);
+    when the slot was filled unseen (lets ``randomize_hidden`` redraw only consistent cards), or
+    None before the round's first reshuffle (every slot 0: made at the reshuffle);
     lives: per seat; seating: the seats still in, ascending; opponents: per seat, the seats
     still in, in turn order after it; places: per seat, every seat's place counted from it;
     deals: per seat, where each hand lies in the deck it deals (both see ``_seat_tables``);
@@ -121,24 +144,56 @@ class ThirtyOneState(State):
     drawn/from_discard: the card to place and whether it was taken from the discard pile;
     round_turns: turns played this round; rounds: rounds settled; epoch: reshuffles this round;
     pending: rewards of rounds settled at a deal (a dealt 31), paid with the next step;
-    showdown: the last Showdown or None; winner: the last player in, or -1.
+    settled: the last settled round as (round, hands, score codes, lost, knocker, revived), lists
+    as they were (a deal makes new ones), or None; the ``showdown`` property makes it a Showdown
+    when read (most never are); winner: the last player in, or -1.
     """
 
-    __slots__ = ("deck", "discard", "in_discard", "discard_values", "hands", "shown", "epochs",
-                 "lives", "seating", "opponents", "places", "deals", "opener", "knocker",
+    __slots__ = ("deck", "discard", "pile", "in_discard", "discard_pack", "hands", "shown",
+                 "epochs", "lives", "seating", "opponents", "places", "deals", "opener", "knocker",
                  "first_turn", "phase", "drawn", "from_discard", "round_turns", "rounds", "epoch",
-                 "pending", "showdown", "winner")
-    _deep = ("in_discard",)
+                 "pending", "settled", "winner")
+
+    @property
+    def showdown(self) -> Showdown | None:
+        """The last settled round, or None."""
+        settled = self.settled
+        return None if settled is None else Showdown.of(settled)
+
+    @property
+    def discard_values(self) -> list[int]:
+        """The value of the discard pile per suit (S H D C)."""
+        return unpack_suits(self.discard_pack)
+
+    def _link_pile(self, pile: bytearray) -> None:
+        self.pile = pile
+        self.in_discard = np.frombuffer(pile, np.float32)  # writable: a view of the bytearray
+
+    def __getstate__(self) -> tuple[None, dict]:
+        # in_discard is a view of pile: pickle the bytes once and remake the view
+        slots = {name: getattr(self, name) for name in self._all_slots()
+                 if name != "in_discard" and hasattr(self, name)}
+        return None, slots
+
+    def __setstate__(self, state: tuple[None, dict]) -> None:
+        for name, value in state[1].items():
+            if name != "pile":
+                setattr(self, name, value)
+        self._link_pile(bytearray(state[1]["pile"]))  # copy.copy passes the very bytes
+
+    @classmethod
+    def _all_slots(cls) -> list[str]:
+        return [name for klass in cls.__mro__ for name in getattr(klass, "__slots__", ())]
 
     def copy(self) -> ThirtyOneState:
         """An independent copy (lists copied by hand: much faster than deepcopy)."""
         new = super().copy()
         new.deck = self.deck[:]
         new.discard = self.discard[:]
-        new.discard_values = self.discard_values[:]
         new.hands = [h[:] for h in self.hands]
         new.shown = [h[:] for h in self.shown]
-        new.epochs = [h[:] for h in self.epochs]
+        if self.epochs is not None:
+            new.epochs = [h[:] for h in self.epochs]
         new.lives = self.lives[:]
         return new
 
@@ -159,8 +214,14 @@ class ThirtyOneView(View):
     __slots__ = ("three_of_a_kind", "to_act",
                  "hand", "drawn", "taken", "top", "in_discard", "discard_values", "discard_size",
                  "deck_size", "shown", "lives", "seating", "opponents", "places", "acting",
-                 "knocker", "first_turn", "phase", "opener", "round_turns", "rounds", "showdown",
+                 "knocker", "first_turn", "phase", "opener", "round_turns", "rounds", "settled",
                  "winner")
+
+    @property
+    def showdown(self) -> Showdown | None:
+        """The last showdown (every hand shown), or None."""
+        settled = self.settled
+        return None if settled is None else Showdown.of(settled)
 
     def score(self) -> float:
         """This seat's hand score (0 once out of the match)."""
@@ -210,9 +271,8 @@ class ThirtyOne(Game):
         self.max_payoff = 1.0
         self._score_codes = SCORE_CODES[self.three_of_a_kind]
         self._seatings: dict[tuple[int, ...], tuple[tuple, tuple, tuple]] = {}
-        # a round's fresh shown and epochs, per seat and slot (copied into lists at each deal)
+        # a round's fresh shown, per seat and slot (copied into lists at each deal)
         self._no_shown = ((NO_CARD,) * HAND_SIZE,) * self.num_players
-        self._no_epochs = ((0,) * HAND_SIZE,) * self.num_players
         self._config = {"num_players": self.num_players, "lives": self.lives,
                         "three_of_a_kind": self.three_of_a_kind, "instant_31": self.instant_31,
                         "reward": reward, "max_round_turns": self.max_round_turns,
@@ -233,9 +293,9 @@ class ThirtyOne(Game):
         """A match state without a round: the caller puts the hands and the deck in place and
         calls ``_open_round``."""
         s = ThirtyOneState(opener)
-        s.in_discard = np.zeros(DECK_SIZE, dtype=np.float32)
+        s._link_pile(bytearray(EMPTY_PILE))
         s.lives = list(lives)
-        s.opener, s.rounds, s.pending, s.showdown, s.winner = opener, 0, None, None, -1
+        s.opener, s.rounds, s.pending, s.settled, s.winner = opener, 0, None, None, -1
         self._reseat(s)
         return s
 
@@ -284,14 +344,15 @@ class ThirtyOne(Game):
     def _open_round(self, s: ThirtyOneState, discard: list[int]) -> None:
         """Reset the per-round fields for hands and deck already in place."""
         s.discard = discard
-        in_discard = s.in_discard
-        in_discard.fill(0)
-        values = s.discard_values = [0] * NUM_SUITS  # suit_values(discard), inline
+        pile = s.pile
+        pile[:] = EMPTY_PILE
+        pack = 0
         for card in discard:
-            in_discard[card] = 1
-            values[SUIT[card]] += VALUE[card]
+            pile[4 * card : 4 * card + 4] = IN_PILE
+            pack += CARD_PACK[card]
+        s.discard_pack = pack
         s.shown = list(map(list, self._no_shown))
-        s.epochs = list(map(list, self._no_epochs))
+        s.epochs = None
         s.player = s.opener
         s.knocker, s.first_turn, s.phase = -1, True, 0
         s.drawn, s.from_discard = NO_CARD, False
@@ -346,8 +407,8 @@ class ThirtyOne(Game):
                 s.drawn, s.from_discard = s.deck.pop(), False
             else:
                 card = s.discard.pop()
-                s.in_discard[card] = 0
-                s.discard_values[SUIT[card]] -= VALUE[card]
+                s.pile[4 * card : 4 * card + 4] = NOT_IN_PILE
+                s.discard_pack -= CARD_PACK[card]
                 s.drawn, s.from_discard = card, True
             s.phase = 1
             return pending
@@ -358,10 +419,11 @@ class ThirtyOne(Game):
             out = hand[slot]
             hand[slot] = card
             s.shown[p][slot] = card if s.from_discard else NO_CARD
-            s.epochs[p][slot] = s.epoch
+            if s.epoch:  # before the first reshuffle every slot's epoch is 0
+                s.epochs[p][slot] = s.epoch
         s.discard.append(out)  # the card thrown or replaced goes face up
-        s.in_discard[out] = 1
-        s.discard_values[SUIT[out]] += VALUE[out]
+        s.pile[4 * out : 4 * out + 4] = IN_PILE
+        s.discard_pack += CARD_PACK[out]
         s.drawn, s.phase = NO_CARD, 0
         rewards = self._end_turn(s, p, rng)
         return rewards if pending is None else _add(pending, rewards)
@@ -392,10 +454,13 @@ class ThirtyOne(Game):
         """The discard pile but its top card, shuffled, becomes the deck."""
         top = s.discard.pop()
         below = s.discard
-        s.in_discard[below] = 0
         s.deck = [below[i] for i in rng.permutation(len(below))]
         s.discard = [top]
-        s.discard_values = suit_values(s.discard)
+        s.pile[:] = EMPTY_PILE
+        s.pile[4 * top : 4 * top + 4] = IN_PILE
+        s.discard_pack = CARD_PACK[top]
+        if not s.epoch:
+            s.epochs = [[0] * HAND_SIZE for _ in range(self.num_players)]
         s.epoch += 1
 
     def _showdown(self, s: ThirtyOneState, rng: np.random.Generator) -> np.ndarray | None:
@@ -410,14 +475,14 @@ class ThirtyOne(Game):
     def _settle(self, s: ThirtyOneState) -> np.ndarray | None:
         """Show the hands, take lives, revive or eliminate; the shaped rewards if asked for."""
         n, seats, lives, hands, knocker = self.num_players, s.seating, s.lives, s.hands, s.knocker
-        codes = self._score_codes  # self.score, inline
-        scores = [None] * n  # per seat; None for a player who was out
+        codes = self._score_codes  # self.score, inline, as twice the score
+        scores = [None] * n  # per seat its score code; None for a player who was out
         for q in seats:
             a, b, c = hands[q]
-            scores[q] = codes[(a * DECK_SIZE + b) * DECK_SIZE + c] / 2
+            scores[q] = codes[(a * DECK_SIZE + b) * DECK_SIZE + c]
         # who loses a life: everyone without 31 if someone has it, else all tied at the lowest
-        if THIRTY_ONE in scores:
-            losers = [q for q in seats if scores[q] != THIRTY_ONE]
+        if TWICE_31 in scores:
+            losers = [q for q in seats if scores[q] != TWICE_31]
         else:
             low = min([scores[q] for q in seats])
             losers = [q for q in seats if scores[q] == low]
@@ -432,16 +497,16 @@ class ThirtyOne(Game):
                 knocked_out = True
         rewards = None
         if self.reward == "original":  # from the lives before any revival
-            rewards = self.round_rewards({q: scores[q] for q in seats}, knocker, lives[:])
+            rewards = self.round_rewards({q: scores[q] / 2 for q in seats}, knocker, lives[:])
         # all at 0 needs someone knocked out (the others kept their lives)
         revived = knocked_out and not any([lives[q] for q in seats])
         if revived:
             for q in seats:
                 lives[q] = 1
         s.rounds += 1
-        # players who are out hold [] since the deal, so every hand can be copied as it is
-        s.showdown = Showdown(s.rounds, tuple(map(tuple, hands)), tuple(scores), tuple(lost),
-                              knocker, revived)
+        # the record, made a Showdown only when read: players who are out hold [] since the
+        # deal, and the next deal makes new hand lists, so the hands can be kept as they are
+        s.settled = (s.rounds, hands, scores, lost, knocker, revived)
         if knocked_out and not revived:
             self._reseat(s)
         if len(s.seating) == 1:
@@ -484,7 +549,7 @@ class ThirtyOne(Game):
         v.hand = s.hands[player]
         v.drawn, v.taken, v.top = self.open_cards(s, player)
         v.in_discard = s.in_discard
-        v.discard_values = s.discard_values
+        v.discard_values = s.discard_values  # a fresh list
         v.discard_size = len(s.discard)
         v.deck_size = len(s.deck)
         v.shown = s.shown
@@ -499,7 +564,7 @@ class ThirtyOne(Game):
         v.opener = s.opener
         v.round_turns = s.round_turns
         v.rounds = s.rounds
-        v.showdown = s.showdown
+        v.settled = s.settled
         v.winner = s.winner
         return v
 
@@ -583,7 +648,8 @@ class ThirtyOne(Game):
                 if q != player:
                     for k in range(HAND_SIZE):
                         if s.shown[q][k] < 0:
-                            groups.setdefault(s.epochs[q][k], []).append((new.hands[q], k))
+                            epoch = s.epochs[q][k] if s.epochs is not None else 0
+                            groups.setdefault(epoch, []).append((new.hands[q], k))
         deck_group = groups.setdefault(s.epoch, [])
         deck_group += [(new.deck, i) for i in range(len(new.deck))]
         if s.phase and not s.from_discard and s.player != player:

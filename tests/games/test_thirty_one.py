@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import itertools
+import pickle
 
 import gymnasium
 import numpy as np
@@ -34,6 +35,7 @@ from card_envs.thirty_one.rules import (
     THROW,
     VALUES,
     ThirtyOne,
+    ThirtyOneState,
     hand_score,
     suit_values,
 )
@@ -322,6 +324,22 @@ def test_redrawn_hidden_cards_respect_the_reshuffle():
     assert any(game.randomize_hidden(s, 1, rng).deck != s.deck for _ in range(3))
 
 
+def test_a_slot_filled_after_the_reshuffle_is_redrawn_only_from_the_new_deck():
+    game, s = _reshuffled()
+    play(game, s, DRAW, PLACE)  # seat 1 puts a card of the new deck, unseen, into slot 0
+    assert s.epochs[1] == [1, 0, 0] and s.epochs[0] == [0, 0, 0]
+    rng = np.random.default_rng(2)
+    moved = False
+    for _ in range(20):
+        other = game.randomize_hidden(s, 0, rng)
+        game.check_invariants(other)
+        # slot 0 swaps with the deck; the dealt slots 1 and 2 only among themselves
+        assert sorted(other.deck + other.hands[1][:1]) == sorted(s.deck + s.hands[1][:1])
+        assert sorted(other.hands[1][1:]) == sorted(s.hands[1][1:])
+        moved |= other.hands[1][0] != s.hands[1][0]
+    assert moved
+
+
 # --- options --------------------------------------------------------------------------------
 def test_lives_option_sets_the_starting_lives():
     game = ThirtyOne(num_players=3, lives=1)
@@ -518,6 +536,23 @@ def test_discard_values_follow_the_discard_pile_through_play_and_reshuffles():
         assert s.discard_values == suit_values(s.discard)
         assert s.copy().discard_values is not s.discard_values
     assert reshuffled
+
+
+@pytest.mark.parametrize("clone", [ThirtyOneState.copy, lambda s: pickle.loads(pickle.dumps(s))])
+def test_a_copied_or_unpickled_state_keeps_its_discard_table_its_own(clone):
+    # in_discard is a numpy view of the state's pile bytes: a clone must view its own
+    game = ThirtyOne(num_players=2, max_round_turns=10_000)
+    rng = np.random.default_rng(4)
+    s = game.init(rng)
+    for _ in range(5):
+        game.apply(s, int(rng.choice([a for a in legal(game, s) if a != KNOCK])), rng)
+    before = s.in_discard.copy()
+    t = clone(s)
+    assert t.pile is not s.pile and np.array_equal(t.in_discard, before)
+    for _ in range(200):  # through a reshuffle: every discard change lands in t's own table
+        game.apply(t, int(rng.choice([a for a in legal(game, t) if a != KNOCK])), rng)
+        game.check_invariants(t)
+    assert t.epoch >= 1 and np.array_equal(s.in_discard, before)
 
 
 @pytest.mark.parametrize("kwargs", [{}, {"num_players": 2, "max_round_turns": 10_000},
