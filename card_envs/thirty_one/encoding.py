@@ -20,6 +20,7 @@ from card_envs.thirty_one.rules import (
     CARD_PACK,
     HAND_SIZE,
     NO_CARD,
+    PUT_F32,
     SCORE_CODES,
     SUIT,
     SUIT_TOTAL,
@@ -70,20 +71,23 @@ def _suit_sum_table() -> list[float]:
 
 _PACK2 = struct.Struct("2f").pack  # native float32, as numpy's
 _PACK4 = struct.Struct("4f").pack
-_PACK3 = struct.Struct("3f").pack
+# writers of float32 numbers or byte pieces into a bytearray at an offset: much cheaper than
+# assigning a bytearray slice
+_PUT_3F = struct.Struct("3f").pack_into
+_PUT_4F = struct.Struct("4f").pack_into
+_PUT_CARD = struct.Struct("16s").pack_into
+_PUT_2CARDS = struct.Struct("16s16s").pack_into
+_PUT_UNSEEN = struct.Struct("8s8s").pack_into
 ZERO = bytes(4)  # a float32 0; ZERO * k: k of them
 NO_SUITS = ZERO * NUM_SUITS
 NO_SHOWN = [NO_CARD] * HAND_SIZE
 SUM_BASE = 12  # above every card value, so a code is a suit's values in order
 SUIT_SUMS = _suit_sum_table()
 CARD_BYTES = [_f32(vector) for vector in _card_vectors(SUIT, _INV_11)]  # [-1]: no card
-# byte slices of the default observation that a placing seat's one patches (see _placing);
-# DefaultEncoder.__init__ checks them against the layout
-_TOP_DRAWN, _DRAWN, _OPTIONS = slice(48, 80), slice(64, 80), slice(100, 112)
-_PILE, _UNSEEN = 112, slice(320, 336)
-_FLAGS = slice(-20, -4)  # phase, from_discard, first_turn, deck_size (round_turns last)
-_TAKE_FLAGS = slice(-20, -8)
-_TAKEN_FLAGS = _f32([1.0, 1.0, 0.0])  # phase 2 after a take: its deck size is as before
+# byte offsets in the default observation of what a placing seat's one patches (see _placing);
+# DefaultEncoder.__init__ checks them against the layout (and finds the flags', which follow
+# the places)
+_TOP_AT, _DRAWN_AT, _OPTIONS_AT, _PILE_AT, _UNSEEN_AT = 48, 64, 100, 112, 320
 # each score code of rules.SCORE_CODES (twice the score) as score / 31 the way the encoder
 # rounds it: a float32 score times 1/31 in float32
 SCORE_31 = [float(np.float32(code / 2) * _INV_31) for code in range(2 * 31 + 1)]
@@ -200,6 +204,7 @@ class DefaultEncoder(Encoder):
         assert (start("top_discard"), start("drawn"), start("options"), start("discard_pile"),
                 start("unseen")) == (12, 16, 25, 28, 80), "see _placing"
         assert names[-5:-1] == ["phase", "from_discard", "first_turn", "deck_size"], names
+        self._flags_at = 4 * start("phase")  # phase, from_discard, first_turn, deck_size
         self._link_tables()
 
     def _link_tables(self) -> None:
@@ -225,10 +230,11 @@ class DefaultEncoder(Encoder):
     def encode(self, v: ThirtyOneView) -> np.ndarray:
         values = v.discard_values
         pack = values[0] + (values[1] << 8) + (values[2] << 16) + (values[3] << 24)
-        return np.frombuffer(bytearray(self._encode(
+        obs = self._encode(
             v.player, v.hand, v.drawn, v.taken, v.top, v.in_discard.tobytes(), pack,
             v.deck_size, v.shown, v.lives, v.opponents, v.places, v.acting, v.knocker, v.opener,
-            v.first_turn, v.phase, v.round_turns)), FLOAT32)  # writable, its own buffer
+            v.first_turn, v.phase, v.round_turns)
+        return np.ndarray(self.size, FLOAT32, bytearray(obs))  # writable, its own buffer
 
     def encode_state(self, s: ThirtyOneState, seat: int) -> np.ndarray:
         """``encode(view(s, seat))``; a placing seat's observation is patched from its own one
@@ -248,7 +254,7 @@ class DefaultEncoder(Encoder):
                            s.places[seat], s.player, s.knocker, s.opener, s.first_turn, s.phase,
                            s.round_turns)
         self._turn = (s, s.steps, seat, obs, self._seen)
-        return np.frombuffer(bytearray(obs), FLOAT32)  # writable, its own buffer
+        return np.ndarray(self.size, FLOAT32, bytearray(obs))  # writable, its own buffer
 
     def _placing(self, s: ThirtyOneState, before: bytes, seen: int) -> np.ndarray:
         """The placing seat's observation from its own one a step before (the draw or take):
@@ -258,21 +264,21 @@ class DefaultEncoder(Encoder):
         card = s.drawn
         a, b, c = s.hands[s.player]
         scores, ab = self._score_codes, (a * C + b) * C
-        obs[_OPTIONS] = _PACK3(SCORE_31[scores[(card * C + b) * C + c]],
-                               SCORE_31[scores[(a * C + card) * C + c]],
-                               SCORE_31[scores[ab + card]])
+        _PUT_3F(obs, _OPTIONS_AT, SCORE_31[scores[(card * C + b) * C + c]],
+                SCORE_31[scores[(a * C + card) * C + c]], SCORE_31[scores[ab + card]])
         if s.from_discard:  # the card left the pile: a new top; what I have seen is the same
             discard = s.discard
-            obs[_TOP_DRAWN] = CARD_BYTES[discard[-1] if discard else NO_CARD] + CARD_BYTES[card]
-            at = _PILE + 4 * card
-            obs[at : at + 4] = ZERO
-            obs[_TAKE_FLAGS] = _TAKEN_FLAGS
+            _PUT_2CARDS(obs, _TOP_AT, CARD_BYTES[discard[-1] if discard else NO_CARD],
+                        CARD_BYTES[card])
+            PUT_F32(obs, _PILE_AT + 4 * card, 0.0)
+            # phase, from_discard, first_turn; the deck size is as before
+            _PUT_3F(obs, self._flags_at, 1.0, 1.0, 0.0)
         else:  # drawn from the deck: seen now, the deck one smaller
-            obs[_DRAWN] = CARD_BYTES[card]
+            _PUT_CARD(obs, _DRAWN_AT, CARD_BYTES[card])
             seen += CARD_PACK[card]
-            obs[_UNSEEN] = UNSEEN_PAIR[seen & 0xFFFF] + UNSEEN_PAIR[seen >> 16]
-            obs[_FLAGS] = _PACK4(1.0, 0.0, 0.0, len(s.deck) * _INV_C)
-        return np.frombuffer(obs, FLOAT32)
+            _PUT_UNSEEN(obs, _UNSEEN_AT, UNSEEN_PAIR[seen & 0xFFFF], UNSEEN_PAIR[seen >> 16])
+            _PUT_4F(obs, self._flags_at, 1.0, 0.0, 0.0, len(s.deck) * _INV_C)
+        return np.ndarray(self.size, FLOAT32, obs)
 
     def _encode(self, me, hand, drawn, taken, top, pile, discard_pack, deck_size, shown,
                 lives, opponents, places, acting, knocker, opener, first_turn, phase,

@@ -22,6 +22,7 @@ without a knocker after ``max_round_turns`` turns; the match is cut at ``max_ste
 
 from __future__ import annotations
 
+import struct
 from typing import NamedTuple
 
 import numpy as np
@@ -48,9 +49,11 @@ SUIT = SUITS.tolist()
 # Values per suit packed in one int, a byte per suit (S lowest): adding two packs adds suit by
 # suit (a whole suit is worth 95). CARD_PACK[card]: the card's value in its suit's byte.
 CARD_PACK = [VALUE[card] << 8 * SUIT[card] for card in range(DECK_SIZE)] + [0]  # [-1]: no card
-# the discard pile's membership as float32 bytes, 4 per card (see ThirtyOneState.pile)
-IN_PILE, NOT_IN_PILE = np.float32(1).tobytes(), np.float32(0).tobytes()
-EMPTY_PILE = NOT_IN_PILE * DECK_SIZE
+# the discard pile's membership as float32 bytes, 4 per card (see ThirtyOneState.pile), written
+# with struct's pack_into (much cheaper than a numpy item or a bytearray slice)
+PUT_F32 = struct.Struct("f").pack_into  # PUT_F32(pile, 4 * card, 1.0): card in the pile
+EMPTY_PILE = bytes(4 * DECK_SIZE)
+_PUT_PILE = struct.Struct(f"{4 * DECK_SIZE}s").pack_into
 
 
 def _score_table(three_of_a_kind: bool) -> np.ndarray:
@@ -345,10 +348,10 @@ class ThirtyOne(Game):
         """Reset the per-round fields for hands and deck already in place."""
         s.discard = discard
         pile = s.pile
-        pile[:] = EMPTY_PILE
+        _PUT_PILE(pile, 0, EMPTY_PILE)
         pack = 0
         for card in discard:
-            pile[4 * card : 4 * card + 4] = IN_PILE
+            PUT_F32(pile, 4 * card, 1.0)
             pack += CARD_PACK[card]
         s.discard_pack = pack
         s.shown = list(map(list, self._no_shown))
@@ -407,7 +410,7 @@ class ThirtyOne(Game):
                 s.drawn, s.from_discard = s.deck.pop(), False
             else:
                 card = s.discard.pop()
-                s.pile[4 * card : 4 * card + 4] = NOT_IN_PILE
+                PUT_F32(s.pile, 4 * card, 0.0)
                 s.discard_pack -= CARD_PACK[card]
                 s.drawn, s.from_discard = card, True
             s.phase = 1
@@ -422,7 +425,7 @@ class ThirtyOne(Game):
             if s.epoch:  # before the first reshuffle every slot's epoch is 0
                 s.epochs[p][slot] = s.epoch
         s.discard.append(out)  # the card thrown or replaced goes face up
-        s.pile[4 * out : 4 * out + 4] = IN_PILE
+        PUT_F32(s.pile, 4 * out, 1.0)
         s.discard_pack += CARD_PACK[out]
         s.drawn, s.phase = NO_CARD, 0
         rewards = self._end_turn(s, p, rng)
@@ -456,8 +459,8 @@ class ThirtyOne(Game):
         below = s.discard
         s.deck = [below[i] for i in rng.permutation(len(below))]
         s.discard = [top]
-        s.pile[:] = EMPTY_PILE
-        s.pile[4 * top : 4 * top + 4] = IN_PILE
+        _PUT_PILE(s.pile, 0, EMPTY_PILE)
+        PUT_F32(s.pile, 4 * top, 1.0)
         s.discard_pack = CARD_PACK[top]
         if not s.epoch:
             s.epochs = [[0] * HAND_SIZE for _ in range(self.num_players)]
