@@ -363,7 +363,7 @@ class ThirtyOne(Game):
 
     def _reseat(self, s: ThirtyOneState) -> None:
         """Recompute who is still in and everyone's opponents in turn order."""
-        seating = tuple(q for q in range(self.num_players) if s.lives[q] > 0)
+        seating = tuple(filter(s.lives.__getitem__, range(self.num_players)))  # lives > 0
         tables = self._seatings.get(seating)
         if tables is None:  # a few seatings per match: build each once per game object
             tables = self._seatings[seating] = self._seat_tables(seating)
@@ -480,15 +480,17 @@ class ThirtyOne(Game):
         n, seats, lives, hands, knocker = self.num_players, s.seating, s.lives, s.hands, s.knocker
         codes = self._score_codes  # self.score, inline, as twice the score
         scores = [None] * n  # per seat its score code; None for a player who was out
+        low, losers = TWICE_31 + 1, []  # the lowest score code and who holds it
         for q in seats:
             a, b, c = hands[q]
-            scores[q] = codes[(a * DECK_SIZE + b) * DECK_SIZE + c]
+            code = scores[q] = codes[(a * DECK_SIZE + b) * DECK_SIZE + c]
+            if code < low:
+                low, losers = code, [q]
+            elif code == low:
+                losers.append(q)
         # who loses a life: everyone without 31 if someone has it, else all tied at the lowest
         if TWICE_31 in scores:
             losers = [q for q in seats if scores[q] != TWICE_31]
-        else:
-            low = min([scores[q] for q in seats])
-            losers = [q for q in seats if scores[q] == low]
         lost = [0] * n
         knocked_out = False
         for q in losers:
