@@ -193,7 +193,10 @@ class DefaultEncoder(Encoder):
         self._lives = [_f32(lives / game.lives) for lives in range(game.lives + 1)]
         # one-hot of each place; index -1 (no place) reads as all 0
         self._one_hot = [_f32(np.eye(n)[k]) for k in range(n)] + [_f32(np.zeros(n))]
-        self._inv_turns = 1.0 / game.max_round_turns
+        # round_turns / max_round_turns by turns played, at most 1: after a knock the last
+        # turns may go up to num_players - 1 past the cap
+        inv_turns = 1.0 / game.max_round_turns
+        self._turns = [min(k * inv_turns, 1.0) for k in range(game.max_round_turns + n)]
         self._score_codes = SCORE_CODES[game.three_of_a_kind]
         self._n = n
         self._seat_blocks: dict[tuple[int, ...], bytes] = {}
@@ -328,18 +331,14 @@ class DefaultEncoder(Encoder):
         # from the lives, so these key it
         key = (me, knocker, acting, opener, *lives)
         seats_block = self._seat_blocks.get(key) or self._seats_block(key, places)
-        if first_turn:
-            turns = 0.0
-        else:  # the last turns after a knock may go past the cap
-            turns = min(round_turns * self._inv_turns, 1.0) if round_turns else 0.0
         self._seen = seen
+        # the flags as ints and bools, which pack as 0.0 and 1.0
         return self._pack(
             CARD_BYTES[a], CARD_BYTES[b], CARD_BYTES[c], CARD_BYTES[top], CARD_BYTES[drawn],
             totals, score, option_a, option_b, option_c, pile,
             UNSEEN_PAIR[seen & 0xFFFF], UNSEEN_PAIR[seen >> 16], *known, seats_block,
-            1.0 if phase else 0.0,
-            1.0 if phase and taken >= 0 else 0.0, 1.0 if first_turn else 0.0,
-            deck_size * _INV_C, turns)
+            phase, phase and taken >= 0, first_turn, deck_size * _INV_C,
+            0.0 if first_turn else self._turns[round_turns])
 
     def _seats_block(self, key: tuple[int, ...], places) -> bytes:
         """The lives, knocker, acting and opener pieces for ``key`` = (me, knocker, acting,
