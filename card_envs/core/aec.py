@@ -226,8 +226,7 @@ class CardGameEnv(AECEnv):
 
     def _pay(self, rewards: np.ndarray) -> None:
         cumulative = self._cumulative_rewards
-        for seat, a in enumerate(self.possible_agents):
-            r = float(rewards[seat])
+        for a, r in zip(self.possible_agents, rewards.tolist(), strict=True):
             if r:
                 self.rewards[a] = r
                 cumulative[a] += r
@@ -238,12 +237,33 @@ class CardGameEnv(AECEnv):
         if not self._has_reset:
             EnvLogger.error_step_before_reset()
         self._has_updated = True
-        if not self.agents:
+        agents = self.agents
+        if not agents:
             EnvLogger.warn_step_after_terminated_truncated()
             return
         if self.classic and action is not None and not self._in_bounds(action):
             raise AssertionError("action is not in action space")
-        self._was_dead_step(action)
+        # AECEnv._was_dead_step for the only case here: once the game is over every agent
+        # left is done, so the next one to step is simply the first one left (checked against
+        # PettingZoo by test_env_matches_pettingzoo_classic_wrappers and the golden traces)
+        if action is not None:
+            raise ValueError("when an agent is dead, the only valid action is None")
+        agent = self.agent_selection
+        del self.terminations[agent], self.truncations[agent], self.infos[agent]
+        del self.rewards[agent], self._cumulative_rewards[agent]
+        agents.remove(agent)
+        if agents:
+            if getattr(self, "_skip_agent_selection", None) is None:
+                self._skip_agent_selection = agent
+            self.agent_selection = agents[0]
+        else:
+            skip = getattr(self, "_skip_agent_selection", None)
+            if skip is not None:
+                self.agent_selection = skip
+            self._skip_agent_selection = None
+        rewards = self.rewards
+        for a in rewards:
+            rewards[a] = 0
 
     def render(self) -> str | None:
         if not self._has_reset:
