@@ -15,9 +15,27 @@ def test_benchmark_times_floors_and_every_door_of_a_game():
         "simple_tricks_v0 gymnasium",
     ]
     assert all(rate > 0 for _, _, rate in results)
-    table = report(results).splitlines()
-    assert table[2].endswith("| 1.00x bare |") and table[3].endswith("| 1.00x wrapped |")
-    assert "x bare |" in table[5] and "x wrapped |" in table[4]
+    table = [_cells(row) for row in report(results).splitlines()]
+    assert table[2][3] == "1.00x" and table[3][2] == "1.00x"  # each floor against itself
+    assert all(row[2].endswith("x") and row[3].endswith("x") for row in table[2:])
+    assert table[4][4].startswith("2.5x wrapped: ") and table[5][4].startswith("0.25x bare: ")
+    assert table[6][4] == table[2][4] == ""  # no target for the view or the floors
+
+
+def _cells(row: str) -> list[str]:
+    return [cell.strip() for cell in row.strip().strip("|").split("|")]
+
+
+def test_report_judges_each_game_against_its_own_target():
+    from card_envs.bench import target
+
+    results = [("noop (bare)", "floor-bare", 100.0), ("noop (classic wrappers)", "floor-wrapped",
+               10.0), ("literature_v0 env()", "env", 10.4), ("literature_v0 raw_env()", "raw",
+               9.0), ("palace_v0 env()", "env", 24.0), ("palace_v0 raw_env()", "raw", 25.0)]
+    verdicts = [_cells(row)[4] for row in report(results).splitlines()[4:]]
+    assert verdicts == ["1x wrapped: met", "0.1x bare: NOT met (0.090x)",
+                        "2.5x wrapped: NOT met (2.400x)", "0.25x bare: met"]
+    assert target("palace_v0", "gym") is None
 
 
 def test_profile_shares_are_a_partition_of_the_time():
