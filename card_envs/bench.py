@@ -9,6 +9,9 @@ Gymnasium view with the wrapped floor and ``raw_env()`` with the bare floor.
 
 With ``--anchors`` it also times PettingZoo's ``texas_holdem_v4`` (env and raw_env) and
 RLCard's ``uno`` called directly, when those packages are installed, for comparison.
+``--profile`` shows where raw_env() time goes under cProfile, per function; ``--split`` times
+the parts of a decision in place (last(), step(), the loop, the ends of games), without a
+profiler's distortion of small calls.
 
 Run: ``python benchmarks/env_speed.py`` or ``card-envs bench`` (``--help`` for options).
 """
@@ -280,6 +283,63 @@ def profile(games: list[str], seconds: float) -> str:
     return "\n".join(lines)
 
 
+def split(make: Callable[[], AECEnv], seconds: float, seed: int = 0) -> dict[str, float]:
+    """Microseconds per decision of random legal play, timed in place with perf_counter: in
+    last() and step() of decisions, in the loop's pick of a legal action (np.flatnonzero of the
+    mask and a random index, as in time_aec), in the dead agents' last() and step() after each
+    game, and the rest (reset(), agent_iter). The clock's own cost is taken off each part."""
+    clock = time.perf_counter
+    env = make()
+    rng = np.random.default_rng(seed)
+    env.reset(seed=seed)
+    t_last = t_pick = t_step = t_dead = 0.0
+    decisions = 0
+    start = clock()
+    deadline = start + seconds
+    while True:
+        for _ in env.agent_iter():
+            t0 = clock()
+            obs, _, term, trunc, _ = env.last()
+            t1 = clock()
+            if term or trunc:
+                env.step(None)
+                t_dead += clock() - t0
+                continue
+            legal = np.flatnonzero(obs["action_mask"])
+            action = int(legal[int(rng.random() * len(legal))])
+            t2 = clock()
+            env.step(action)
+            t3 = clock()
+            t_last += t1 - t0
+            t_pick += t2 - t1
+            t_step += t3 - t2
+            decisions += 1
+        if clock() >= deadline:
+            break
+        env.reset()
+    total = clock() - start
+    t0 = clock()
+    for _ in range(10_000):
+        clock()
+    tick = (clock() - t0) / 10_000  # one clock() call, paid once per timed interval
+    parts = {"last()": t_last - tick * decisions, "pick": t_pick - tick * decisions,
+             "step()": t_step - tick * decisions, "game ends": t_dead}
+    parts["reset, iteration"] = total - sum(parts.values())
+    return {"total": 1e6 * total / decisions} | {k: 1e6 * v / decisions for k, v in parts.items()}
+
+
+def split_table(games: list[str], seconds: float) -> str:
+    """``split`` of raw_env() for each game and of the bare no-op floor, as a markdown table."""
+    columns = ["total", "last()", "step()", "pick", "game ends", "reset, iteration"]
+    lines = ["| env | " + " | ".join(f"{c} (us)" for c in columns) + " |",
+             "|---|" + "---:|" * len(columns)]
+    rows = [("noop (bare)", NoOpEnv)] + [(g, load_spec(g).factories()[1]) for g in games]
+    for label, make in rows:
+        parts = split(make, seconds)
+        lines.append(f"| {label} | " + " | ".join(f"{parts[c]:.2f}" for c in columns) + " |")
+    return "\n".join(lines)
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description="Environment speed benchmark (random legal play).")
     parser.add_argument("games", nargs="*", help="env names (default: every registered env)")
@@ -297,10 +357,19 @@ def main(argv: list[str] | None = None) -> int:
         action="store_true",
         help="instead, show where raw_env() time goes per game (cProfile shares)",
     )
+    parser.add_argument(
+        "--split",
+        action="store_true",
+        help="instead, time last(), step() and the rest of raw_env() random play in place "
+        "(microseconds per decision)",
+    )
     args = parser.parse_args(argv)
     games = args.games or env_names()
     if args.profile:
         print(profile(games, args.seconds))
+        return 0
+    if args.split:
+        print(split_table(games, args.seconds))
         return 0
     print(f"{args.rounds} interleaved rounds of {args.seconds:g} s per target; medians")
     print(report(run(games, args.seconds, args.rounds, args.anchors)))

@@ -62,3 +62,14 @@ def test_env_class_leaves_attribute_lookups_fast():
     shadowed = [name for name in vars(env) if any(name in vars(c) for c in CardGameEnv.__mro__)]
     assert shadowed == [], shadowed
     assert isinstance(vars(ClassicCardGameEnv)["agents"], _SetByReset)
+
+
+def test_split_times_each_part_of_a_decision():
+    from card_envs.bench import split, split_table
+
+    parts = split(load_spec("palace_v0").factories()[1], seconds=0.2)
+    assert list(parts) == ["total", "last()", "pick", "step()", "game ends", "reset, iteration"]
+    assert parts["last()"] > 0 and parts["step()"] > 0 and parts["pick"] > 0
+    assert abs(sum(parts.values()) - 2 * parts["total"]) < 1e-6  # the parts make the total
+    rows = split_table(["simple_tricks_v0"], seconds=0.05).splitlines()
+    assert [_cells(row)[0] for row in rows[2:]] == ["noop (bare)", "simple_tricks_v0"]
