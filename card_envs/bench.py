@@ -4,8 +4,9 @@ For every registered game (default configuration) it measures agent-steps per
 second through ``env()`` (what users call), ``raw_env()`` and the Gymnasium
 single-agent view, and in the same run a minimal no-op PettingZoo AECEnv, bare
 and inside PettingZoo's classic wrapper stack. Targets are interleaved over
-several rounds and each figure is the median; ratios compare ``env()`` and the
-Gymnasium view with the wrapped floor and ``raw_env()`` with the bare floor.
+several rounds and each figure is the median, given as a ratio to both floors; the
+project's targets compare ``env()`` with the wrapped floor and ``raw_env()`` with the bare
+one (``TARGETS``), and the report says for each whether this run meets it.
 
 With ``--anchors`` it also times PettingZoo's ``texas_holdem_v4`` (env and raw_env) and
 RLCard's ``uno`` called directly, when those packages are installed, for comparison.
