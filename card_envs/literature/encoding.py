@@ -78,13 +78,13 @@ class DefaultEncoder(Encoder):
         self._state_index = [self._byte_index(p, *eng.seen_at(game.self_observer(p)))
                              for p in range(n)]
         self._view_index = [self._byte_index(p, 0, 8 * n, 16 * n, 24 * n) for p in range(n)]
-        # unpackbits puts bit k of byte i at 8 * i + 7 - k
-        self._bit_pick = np.array([8 * i + 7 - pos for i in range(self._num_bit_bytes)
-                                   for pos in range(HALF_SUIT_SIZE)], dtype=np.intp)
+        # a byte's six card bits as six float32 0/1: one row per byte value
+        self._bit_rows = BYTE_CARDS.astype(FLOAT32)
         self._relative = [[(q - p) % n for q in range(n)] for p in range(n)]
         self._outcomes: dict[tuple, tuple[int, ...]] = {}  # at most 4^8 keys, few in practice
         self._scale = np.array([1 / 6] * (8 * n) + [1 / 48] * n, dtype=np.float32)
-        self._zero_tail = array("f", bytes(4 * (self.size - self._halves)))
+        self._zero_halves = array("f", bytes(4 * (self._claim - self._halves)))
+        self._zero_asks = array("f", bytes(4 * (self._turn - self._asks)))
         self._new_caches()
 
     def _new_caches(self) -> None:
@@ -135,7 +135,7 @@ class DefaultEncoder(Encoder):
             if getattr(data.base, "obj", None) is not seen:
                 data = self._seen = np.frombuffer(seen, UINT8)
             self._tables(known[5], known[6], data, self._state_index[seat])
-            self._settle(known[3], seat, s.outcome, s.last_asks)
+            self._settle(known[3], seat, s.outcome, s.last_asks, known[2] != s.outcome)
             known[:3] = bytes(seen), s.last_asks, list(s.outcome)
         obs = known[4].copy()
         self._add_claim_and_turn(obs, seat, s.player, s.claim_half, s.claim_names,
@@ -146,29 +146,37 @@ class DefaultEncoder(Encoder):
         obs = np.zeros(self.size, FLOAT32)
         self._tables(*self._table_views(obs), np.frombuffer(v.raw + bytes(v.sizes), UINT8),
                      self._view_index[v.player])
-        self._settle(obs, v.player, v.outcome, v.last_asks)
+        self._settle(obs, v.player, v.outcome, v.last_asks, True)
         self._add_claim_and_turn(obs, v.player, v.turn, v.claim_half, v.claim_names, v.to_act)
         return obs
 
     def _table_views(self, obs: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        """The parts of ``obs`` that ``_tables`` writes: the card bits, the numbers."""
-        return obs[: self._binary_end], obs[self._least : self._halves]
+        """The parts of ``obs`` that ``_tables`` writes: the card bits (one row of six per
+        byte), the numbers."""
+        bits = obs[: self._binary_end].reshape(self._num_bit_bytes, HALF_SUIT_SIZE)
+        return bits, obs[self._least : self._halves]
 
     def _tables(self, bits: np.ndarray, numbers: np.ndarray, data: np.ndarray,
                 index: tuple[np.ndarray, np.ndarray]) -> None:
         """Write the pieces ``hand`` to ``lacks`` into ``bits`` and ``least`` and
         ``hand_sizes`` into ``numbers``, from the bytes ``index`` picks in ``data``."""
-        bits[...] = np.unpackbits(data[index[0]])[self._bit_pick]
+        # Each byte's row of six 0/1 floats, straight into ``bits`` ("clip": no bounds check
+        # and no buffered output; a uint8 index is always in range).
+        self._bit_rows.take(data[index[0]], 0, bits, "clip")
         # uint8 * float32 computes in float32, as a float32 copy times the scale would
         np.multiply(data[index[1]], self._scale, out=numbers)
 
-    def _settle(self, obs: np.ndarray | array, p: int, outcome, last_asks) -> None:
-        """Write the pieces after the tables of player p's observation, without the claim
-        being named and my_turn (left 0)."""
+    def _settle(self, obs: np.ndarray | array, p: int, outcome, last_asks,
+                new_outcomes: bool) -> None:
+        """Write the pieces after the tables of player p's observation but the claim being
+        named and my_turn (which ``obs`` has as 0): ``half_suits`` when ``new_outcomes``
+        (else ``obs`` has these outcomes already), then ``last_asks``."""
         n = self.game.num_players
-        obs[self._halves :] = self._zero_tail
-        for i in self._outcome_ones(tuple(outcome), p % 2):
-            obs[i] = 1.0
+        if new_outcomes:
+            obs[self._halves : self._claim] = self._zero_halves
+            for i in self._outcome_ones(tuple(outcome), p % 2):
+                obs[i] = 1.0
+        obs[self._asks : self._turn] = self._zero_asks
         at, seat, two_n = self._asks, self._relative[p], 2 * n
         for asker, asked, card, success in reversed(last_asks):
             obs[at + seat[asker]] = 1.0
