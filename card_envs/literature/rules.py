@@ -52,20 +52,13 @@ LAST_ASKS = 4  # asks kept in the view (newest last)
 MASK_CACHE = 4096  # legal masks remembered per (players, rules), then start over
 # the memoised legal masks of every Literature game in this process, by (players, original rules)
 _MASKS: dict[tuple[int, bool], dict[int, np.ndarray]] = {}
-# BIT_ROWS[b]: bits 0-7 of byte b as eight bytes 0/1; CARD_ROWS[b]: bits 0-5 (a slot byte's
-# cards): the pieces of the legal masks
+# BIT_ROWS[b]: bits 0-7 of byte b as eight bytes 0/1: the declare rows of the legal masks.
+# ASK_ROWS[b]: the six cards one may ask for in a half-suit of which one holds the cards of
+# slot byte b (none when b is 0): the ask rows.
 BIT_ROWS = tuple(bytes((b >> k) & 1 for k in range(8)) for b in range(256))
-CARD_ROWS = tuple(row[:HALF_SUIT_SIZE] for row in BIT_ROWS)
+ASK_ROWS = tuple(BIT_ROWS[~b & 0x3F if b else 0][:HALF_SUIT_SIZE] for b in range(256))
 NO_CARDS = bytes(NUM_CARDS)
 POSITIONS = tuple(tuple(k for k in range(8) if b >> k & 1) for b in range(256))  # bits of a byte
-_NONZERO_LOW = 0x0101010101010101
-_HIGH = 0x8080808080808080
-
-
-def halves_with_cards(hand: int) -> int:
-    """The six card bits of every half-suit in which ``hand`` (slot form) has a card."""
-    nonzero = ((hand | _HIGH) - _NONZERO_LOW) & _HIGH
-    return (nonzero >> 7) * 0x3F
 
 
 class LiteratureState(State):
@@ -192,6 +185,7 @@ class Literature(Game):
         the naming steps (only "name teammate t" legal), the declare rows."""
         self._opponents = [[self.opponent(p, j) for j in range(self.team_size)]
                            for p in range(self.num_players)]
+        self._all_asked = ((1 << self.team_size) - 1) << (SLOT + NUM_HALF_SUITS)  # key bits
         naming = bytes(self.name_base) + b"\x01" * self.team_size
         self._naming_mask = np.frombuffer(naming, INT8) if not self.original else None
         # the declare and naming actions after the asks, by live half-suits (none: original)
@@ -245,16 +239,19 @@ class Literature(Game):
     def _legal_mask(self, s: LiteratureState) -> np.ndarray:
         if s.claim_half >= 0:
             return self._naming_mask
-        hand = s.hands[s.player]
-        # key: the askable cards (slot form), the live half-suits, which opponents have cards
-        key = halves_with_cards(hand) & ~hand
+        # key: the hand (slot form), the live half-suits, which opponents have cards
+        key = s.hands[s.player]
         if not self.original:
             key |= s.live << SLOT
-        bit, sizes = 1 << (SLOT + NUM_HALF_SUITS), s.sizes
-        for seat in self._opponents[s.player]:
-            if sizes[seat]:
-                key |= bit
-            bit <<= 1
+        sizes = s.sizes
+        if all(sizes):  # as usual: every opponent has cards
+            key |= self._all_asked
+        else:
+            bit = 1 << (SLOT + NUM_HALF_SUITS)
+            for seat in self._opponents[s.player]:
+                if sizes[seat]:
+                    key |= bit
+                bit <<= 1
         mask = self._masks.get(key)
         if mask is None:
             # The same few patterns come back again and again: keep them (read-only) for reuse.
@@ -265,7 +262,11 @@ class Literature(Game):
 
     def _build_mask(self, key: int) -> np.ndarray:
         """The read-only legal mask of an ask-or-declare decision, from ``_legal_mask``'s key."""
-        asks = b"".join(map(CARD_ROWS.__getitem__, (key & ALL_CARD_BITS).to_bytes(8, "little")))
+        # the hand's byte of each of the 8 half-suits (written out: far cheaper than a map)
+        h0, h1, h2, h3, h4, h5, h6, h7 = (key & ALL_CARD_BITS).to_bytes(8, "little")
+        rows = ASK_ROWS
+        asks = b"".join((rows[h0], rows[h1], rows[h2], rows[h3],
+                         rows[h4], rows[h5], rows[h6], rows[h7]))
         asked = key >> (SLOT + NUM_HALF_SUITS)  # bit j: opponent j has cards
         if asked == (1 << self.team_size) - 1:
             asks *= self.team_size
