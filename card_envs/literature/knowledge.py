@@ -217,7 +217,13 @@ class Engine:
             if least != k.least[h]:
                 self._set_least(k, h, least)
                 changed |= LEAST
-        self.close(k, {h: changed}, 1 << pos)
+        # ``close(k, {h: changed}, 1 << pos)`` unrolled for its first round (h is in play)
+        self._close_half_suit(k, h, changed, 1 << pos)
+        pending = self._across_half_suits(k, 1 << h)
+        if pending is None:
+            self._write_seen(k)
+        else:
+            self.close(k, pending)
 
     def claim(self, k: Knowledge, h: int, held: Sequence[int]) -> None:
         """Take half-suit ``h`` out of play; ``held[s]`` is how many of its cards seat s had."""
@@ -262,19 +268,19 @@ class Engine:
     def _close_half_suit(self, k: Knowledge, h: int, dirty: int, positions: int) -> None:
         """Rules 1-4, 7 and 8 inside half-suit h, to a fixed point."""
         holds, lacks, least = k.holds[h], k.lacks[h], k.least[h]
-        cards = self.cards
+        cards, counts = self.cards, self.counts
         room, room_of = k.room[h], (None if dirty & LACKS else lacks)  # room_of: lacks it counts
         while dirty:
-            before = holds, lacks, least
+            holds0, lacks0, least0 = holds, lacks, least
             if dirty & HOLDS:
                 lacks |= self._one_holder(holds)
-                least = self.max(least, self.counts(holds))
+                least = self.max(least, counts(holds))
             maybe = cards & ~lacks
             if dirty & LACKS:
                 holds |= self._last_candidate(maybe, positions)
             if dirty & (LACKS | LEAST):
                 if room_of != lacks:
-                    room, room_of = self.counts(maybe), lacks
+                    room, room_of = counts(maybe), lacks
                 # rule 4: least count + cards lacked = 6 means least count = room
                 holds |= self.equal(least, room) & maybe
             if dirty & (HOLDS | LEAST):
@@ -283,12 +289,16 @@ class Engine:
                     lacks |= six & self._exact(holds, least)
             if self._inject:
                 holds, lacks, least = self._what_they_know(holds, lacks, least)
-            dirty = ((holds != before[0]) * HOLDS | (lacks != before[1]) * LACKS
-                     | (least != before[2]) * LEAST)
-            if dirty & LACKS:
-                positions = self._positions(lacks & ~before[1])
+            dirty = 0
+            if holds != holds0:
+                dirty = HOLDS
+            if least != least0:
+                dirty |= LEAST
+            if lacks != lacks0:
+                dirty |= LACKS
+                positions = self._positions(lacks & ~lacks0)
         if room_of != lacks:
-            room = self.counts(cards & ~lacks)
+            room = counts(cards & ~lacks)
         if room != k.room[h]:
             self._set_room(k, h, room)
         if least != k.least[h]:
