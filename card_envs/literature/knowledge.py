@@ -44,6 +44,9 @@ HOLDS, LACKS, LEAST = 1, 2, 4
 EVERYTHING = HOLDS | LACKS | LEAST
 ALL_HALVES = (1 << NUM_HALF_SUITS) - 1
 ALL_PENDING = dict.fromkeys(range(NUM_HALF_SUITS), EVERYTHING)  # "everything changed"
+# per slot byte (the cards of one half-suit): the other cards of the half-suit, the card count
+_OTHER_CARDS = bytes(0x3F & ~b for b in range(256))
+_CARD_COUNTS = bytes(b.bit_count() for b in range(256))
 
 
 def _repeat(byte: int, nbytes: int) -> int:
@@ -170,15 +173,20 @@ class Engine:
         Only the hands of seats some observer sees are read; ``sizes`` gives the hand sizes
         when the other hands are not given."""
         k = self.start([h.bit_count() for h in hands] if sizes is None else sizes)
+        # Each observer's facts about the hand it sees, written as bytes: half-suit h's int is
+        # bytes [h * nb, (h + 1) * nb) of each buffer, so a hand's 8 half-suit bytes go every
+        # nb-th byte from the (observer, seat) byte on.
+        nb = self.nbytes
+        holds, lacks, least = bytearray(8 * nb), bytearray(8 * nb), bytearray(8 * nb)
         for o, seat in enumerate(self.own):
-            if seat is None:
-                continue
-            at = 8 * (o * self.num_seats + seat)
-            for h in range(NUM_HALF_SUITS):
-                mine = (hands[seat] >> (8 * h)) & 0x3F
-                k.holds[h] |= mine << at
-                k.lacks[h] |= (0x3F & ~mine) << at
-                k.least[h] |= mine.bit_count() << at
+            if seat is not None:
+                mine = hands[seat].to_bytes(NUM_HALF_SUITS, "little")
+                at = o * self.num_seats + seat
+                holds[at::nb] = mine
+                lacks[at::nb] = mine.translate(_OTHER_CARDS)
+                least[at::nb] = mine.translate(_CARD_COUNTS)
+        for x, facts in ((k.holds, holds), (k.lacks, lacks), (k.least, least)):
+            x[:] = [int.from_bytes(facts[at:at + nb], "little") for at in range(0, 8 * nb, nb)]
         if self._inject:
             self.refresh(k)
             self.close(k, ALL_PENDING)
