@@ -97,12 +97,14 @@ class DefaultEncoder(Encoder):
         for _ in range(self.game.num_players):
             settled = array("f", bytes(4 * self.size))
             view = np.frombuffer(settled, FLOAT32)
-            self._known.append([None, None, None, settled, view, *self._table_views(view)])
-        self._seen = np.zeros(0, UINT8)  # a uint8 view of the last ``Knowledge.seen`` read
+            self._known.append([bytearray(), None, None, settled, view,
+                                *self._table_views(view)])
+        self._seen_of = None  # the last ``Knowledge.seen`` read, and a uint8 view of it:
+        self._seen = np.zeros(0, UINT8)
 
     def __getstate__(self) -> dict[str, Any]:
         state = dict(self.__dict__)
-        del state["_known"], state["_seen"]  # caches holding views: made afresh on loading
+        del state["_known"], state["_seen"], state["_seen_of"]  # caches: made afresh on loading
         return state
 
     def __setstate__(self, state: dict[str, Any]) -> None:
@@ -129,14 +131,13 @@ class DefaultEncoder(Encoder):
         # same object means the same asks).
         if known[1] is not s.last_asks or known[0] != seen or known[2] != s.outcome:
             # A state keeps its ``seen`` bytearray (rewritten in place, never resized): keep
-            # the view of the last one. Its base is a memoryview of that bytearray (something
-            # else once unpickled or copied: then it is a copy, not a view).
-            data = self._seen
-            if getattr(data.base, "obj", None) is not seen:
-                data = self._seen = np.frombuffer(seen, UINT8)
-            self._tables(known[5], known[6], data, self._state_index[seat])
+            # a view of the last one read.
+            if self._seen_of is not seen:
+                self._seen, self._seen_of = np.frombuffer(seen, UINT8), seen
+            self._tables(known[5], known[6], self._seen, self._state_index[seat])
             self._settle(known[3], seat, s.outcome, s.last_asks, known[2] != s.outcome)
-            known[:3] = bytes(seen), s.last_asks, list(s.outcome)
+            known[0][:] = seen  # copied into the seat's own bytearray (no new object)
+            known[1], known[2] = s.last_asks, list(s.outcome)
         obs = known[4].copy()
         self._add_claim_and_turn(obs, seat, s.player, s.claim_half, s.claim_names,
                                  s.player == seat and not s.done)
