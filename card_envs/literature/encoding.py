@@ -85,21 +85,14 @@ class DefaultEncoder(Encoder):
         self._scale = np.array([1 / 6] * (8 * n) + [1 / 48] * n, dtype=np.float32)
         self._zero_halves = array("f", bytes(4 * (self._claim - self._halves)))
         self._zero_asks = array("f", bytes(4 * (self._turn - self._asks)))
+        self._zero_claim = array("f", bytes(4 * (self._asks - self._claim)))
         self._new_caches()
 
     def _new_caches(self) -> None:
-        """Per seat: the knowledge bytes, asks and outcomes it was last encoded from, and the
-        observation they gave without the claim and my_turn (see ``encode_state``), as an
-        ``array`` (single items are far cheaper to set there than in numpy), a numpy view of
-        it and the views ``_tables`` writes. It is never handed out (only copies), so it is
-        rewritten in place."""
-        self._known: list[list] = []
-        for _ in range(self.game.num_players):
-            settled = array("f", bytes(4 * self.size))
-            view = np.frombuffer(settled, FLOAT32)
-            self._known.append([bytearray(), None, None, settled, view,
-                                *self._table_views(view)])
-        self._seen_of = None  # the last ``Knowledge.seen`` read, and a uint8 view of it:
+        """Per seat, the observation last encoded (see ``_SeatCache``); the last
+        ``Knowledge.seen`` read and a uint8 view of it."""
+        self._known = [_SeatCache(self) for _ in range(self.game.num_players)]
+        self._seen_of = None
         self._seen = np.zeros(0, UINT8)
 
     def __getstate__(self) -> dict[str, Any]:
@@ -129,19 +122,23 @@ class DefaultEncoder(Encoder):
         # The pieces but the claim and my_turn change only with the knowledge, the asks and the
         # outcomes: the steps of naming a claim reuse them (``last_asks`` is a tuple, so the
         # same object means the same asks).
-        if known[1] is not s.last_asks or known[0] != seen or known[2] != s.outcome:
+        if known.asks is not s.last_asks or known.seen != seen or known.outcome != s.outcome:
             # A state keeps its ``seen`` bytearray (rewritten in place, never resized): keep
             # a view of the last one read.
             if self._seen_of is not seen:
                 self._seen, self._seen_of = np.frombuffer(seen, UINT8), seen
-            self._tables(known[5], known[6], self._seen, self._state_index[seat])
-            self._settle(known[3], seat, s.outcome, s.last_asks, known[2] != s.outcome)
-            known[0][:] = seen  # copied into the seat's own bytearray (no new object)
-            known[1], known[2] = s.last_asks, list(s.outcome)
-        obs = known[4].copy()
-        self._add_claim_and_turn(obs, seat, s.player, s.claim_half, s.claim_names,
-                                 s.player == seat and not s.done)
-        return obs
+            self._tables(known.bits, known.numbers, self._seen, self._state_index[seat])
+            self._settle(known.obs, seat, s.outcome, s.last_asks, known.outcome != s.outcome)
+            known.seen[:] = seen  # copied into the seat's own bytearray (no new object)
+            known.asks, known.outcome = s.last_asks, list(s.outcome)
+        # the claim being named (or the last one written, to clear) and my_turn
+        if s.claim_half >= 0 or known.claim is not None:
+            self._claim_pieces(known, seat, s.player, s.claim_half, s.claim_names)
+        to_act = s.player == seat and not s.done
+        if known.to_act is not to_act:
+            known.obs[self._turn] = 1.0 if to_act else 0.0
+            known.to_act = to_act
+        return known.view.copy()
 
     def encode(self, v: LiteratureView) -> np.ndarray:
         obs = np.zeros(self.size, FLOAT32)
@@ -199,6 +196,26 @@ class DefaultEncoder(Encoder):
         if to_act:
             obs[self._turn] = 1.0
 
+    def _claim_pieces(self, known: _SeatCache, p: int, turn: int, claim_half: int,
+                      claim_names: list[int]) -> None:
+        """Bring the pieces ``claim_half``, ``claimer`` and ``claim_names`` of seat p's cached
+        observation up to date: while one claim is named, only its new names are written."""
+        obs, named = known.obs, known.named
+        if known.claim != (claim_half, turn) or claim_names[: len(named)] != named:
+            # another claim (or none), or other names: start the claim pieces afresh
+            if known.claim is not None:
+                obs[self._claim : self._asks] = self._zero_claim
+                known.claim = None
+                named.clear()
+            if claim_half >= 0:
+                obs[self._claim + claim_half] = 1.0
+                obs[self._claimer + (turn - p) % len(self._relative)] = 1.0
+                known.claim = claim_half, turn
+        n = len(self._relative)
+        for k in range(len(named), len(claim_names)):
+            obs[self._names + n * k + (claim_names[k] - p) % n] = 1.0
+            named.append(claim_names[k])
+
     def _outcome_ones(self, outcome: tuple[int, ...], team: int) -> tuple[int, ...]:
         """The indices of the ``half_suits`` piece set for these outcomes (cached)."""
         key = (outcome, team)
@@ -208,6 +225,31 @@ class DefaultEncoder(Encoder):
                          for h, o in enumerate(outcome) if o != LIVE)
             self._outcomes[key] = ones
         return ones
+
+
+class _SeatCache:
+    """One seat's last observation from ``DefaultEncoder.encode_state`` and what it was
+    encoded from, so that the next one rewrites only what changed.
+
+    obs: the observation, an ``array`` (single items are far cheaper to set there than in
+    numpy), never handed out (only copies of ``view``, a numpy view of it), so rewritten in
+    place; bits / numbers: the views of it that ``_tables`` writes; seen, asks, outcome: the
+    knowledge bytes (every observer's), ``last_asks`` and outcomes the pieces up to
+    ``last_asks`` were encoded from; claim: (half-suit, claimer seat) of the claim written
+    (None: none); named: the names written; to_act: my_turn as written.
+    """
+
+    __slots__ = ("obs", "view", "bits", "numbers", "seen", "asks", "outcome", "claim", "named",
+                 "to_act")
+
+    def __init__(self, encoder: DefaultEncoder):
+        self.obs = array("f", bytes(4 * encoder.size))
+        self.view = np.frombuffer(self.obs, FLOAT32)
+        self.bits, self.numbers = encoder._table_views(self.view)
+        self.seen, self.asks, self.outcome = bytearray(), None, None
+        self.claim: tuple[int, int] | None = None
+        self.named: list[int] = []
+        self.to_act = False
 
 
 class OriginalEncoder(Encoder):
