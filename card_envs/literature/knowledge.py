@@ -240,7 +240,8 @@ class Engine:
         k.holds[h] = k.lacks[h] = 0
         k.live &= ~(1 << h)
         k.stale |= 1 << h
-        self._set_sizes(k, k.sizes - sum(count * self.unit[s] for s, count in enumerate(held)))
+        # seat s's count in byte s of every observer (counts are below 256)
+        self._set_sizes(k, k.sizes - int.from_bytes(bytes(held), "little") * self._observer_rep)
         self.close(k, {})
 
     # --- the fixed point ----------------------------------------------------------------
@@ -406,20 +407,28 @@ class Engine:
         ``touched`` (changed since the last call) need every byte; the others only the bytes
         whose spare room or fullness changed since.
         """
-        spare = k.room_total - k.sizes  # >= 0 in every byte: a hand always fits where it may be
-        full = self.equal(k.least_total, k.sizes)
-        no_spare = self.equal(spare, 0)
+        h80, low, sizes = self._h80, self._low, k.sizes
+        spare = k.room_total - sizes  # >= 0 in every byte: a hand always fits where it may be
+        # 0x80 in every byte whose least counts do not fill the hand / that has spare room /
+        # that has spare room for six (byte-wise tests as in ``equal`` and ``at_least``)
+        unfilled = (((k.least_total ^ sizes) | h80) - low) & h80
+        spare_80 = spare | h80
+        roomy = (spare_80 - low) & h80
+        roomy_six = (spare_80 - self._sixes) & h80
+        full = ((unfilled ^ h80) >> 7) * 0xFF
         # Rule 5 can only add facts where the least counts fill the hand but the room is larger.
-        rule5 = full & ~no_spare
+        rule5 = (((unfilled ^ h80) & roomy) >> 7) * 0xFF
         # Rule 6 can only raise a count where the spare room is under six, unless the room is
         # exactly the hand and the counts already fill it (then every count equals its room).
-        rule6 = ~self.at_least(spare, self._sixes) & ~(no_spare & full) & self._all
+        rule6 = (roomy_six ^ h80) & (roomy | unfilled)  # 0x80 per byte, made 0xFF below
         spare_seen, full_seen, rule5_seen = k.spare_seen, k.full_seen, k.rule5_seen
         k.spare_seen, k.full_seen, k.rule5_seen = spare, full, rule5
         if not (rule5 or rule6):
             return None
+        rule6 = (rule6 >> 7) * 0xFF
         fresh5 = rule5 & ~rule5_seen
-        fresh6 = rule6 & (~self.equal(spare, spare_seen) | (full ^ full_seen))
+        moved = (((spare ^ spare_seen) | h80) - low) & h80  # 0x80 where the spare room changed
+        fresh6 = rule6 & (((moved >> 7) * 0xFF) | (full ^ full_seen))
         if not (fresh5 or fresh6 or touched):
             return None
         changed: dict[int, int] = {}
@@ -438,9 +447,10 @@ class Engine:
                     changed[h] = LACKS
             bytes6 = rule6 if near else fresh6
             if bytes6:
-                gap = (k.room[h] | self._h80) - spare
-                bound = gap & (((gap & self._h80) >> 7) * 0x7F) & bytes6
-                if self.at_least(k.least[h], bound) != self._all:
+                gap = (k.room[h] | h80) - spare
+                bound = gap & (((gap & h80) >> 7) * 0x7F) & bytes6
+                # some least count below its bound (``at_least`` inline)
+                if bound and ((k.least[h] | h80) - bound) & h80 != h80:
                     self._set_least(k, h, self.max(k.least[h], bound))
                     k.stale |= 1 << h
                     changed[h] = changed.get(h, 0) | LEAST
