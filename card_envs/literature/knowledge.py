@@ -213,14 +213,21 @@ class Engine:
             self._set_least(k, h, least + self.unit[asker] - self.unit[respondent])
             k.holds[h] = (k.holds[h] & ~give) | take
             k.lacks[h] = (k.lacks[h] & ~take) | give
+            self._set_room(k, h, self.counts(self.cards & ~k.lacks[h]))
             self._set_sizes(k, k.sizes + self.unit[asker] - self.unit[respondent])
             changed = EVERYTHING
         else:
-            lacks = k.lacks[h] | take | give
-            least = self.max(k.least[h], self.unit[asker])
-            if lacks == k.lacks[h] and least == k.least[h]:
+            old = k.lacks[h]
+            lacks = old | take | give
+            # the asker holds a card of h: its least count there is at least 1 (``max`` for
+            # a bound of 0 or 1: set 1 in the asker's bytes that are 0)
+            least = k.least[h]
+            least |= self.unit[asker] & ~((((least | self._h80) - self._low) >> 7) & self._low)
+            if lacks == old and least == k.least[h]:
                 return  # every observer knew it already: the tables are still closed
             k.lacks[h] = lacks
+            # the new facts are all at card position pos: one less card of room for each
+            self._set_room(k, h, k.room[h] - ((lacks ^ old) >> pos))
             changed = LACKS
             if least != k.least[h]:
                 self._set_least(k, h, least)
@@ -275,10 +282,11 @@ class Engine:
         k.stale = 0
 
     def _close_half_suit(self, k: Knowledge, h: int, dirty: int, positions: int) -> None:
-        """Rules 1-4, 7 and 8 inside half-suit h, to a fixed point."""
+        """Rules 1-4, 7 and 8 inside half-suit h, to a fixed point (``k.room[h]`` must count
+        the cards not lacked in ``k.lacks[h]``, as it always does between events)."""
         holds, lacks, least = k.holds[h], k.lacks[h], k.least[h]
         cards, counts = self.cards, self.counts
-        room, room_of = k.room[h], (None if dirty & LACKS else lacks)  # room_of: lacks it counts
+        room, room_of = k.room[h], lacks  # room_of: the lacks it counts
         while dirty:
             holds0, lacks0, least0 = holds, lacks, least
             if dirty & HOLDS:
