@@ -23,6 +23,7 @@ SOURCE_CARDS = np.array([((3 - j) * 2 + r // HALF_SUIT_SIZE) * HALF_SUIT_SIZE + 
                          for r in range(12) for j in range(4)])
 SOURCE_HALVES = np.array([(3 - j) * 2 + half for half in range(2) for j in range(4)])
 SOURCE_HALF_INDEX = np.argsort(SOURCE_HALVES)  # our half-suit -> the source's index
+OUTCOME_CACHE = 4096  # half-suit outcome patterns remembered per encoder, then start over
 
 
 class DefaultEncoder(Encoder):
@@ -81,7 +82,7 @@ class DefaultEncoder(Encoder):
         # a byte's six card bits as six float32 0/1: one row per byte value
         self._bit_rows = BYTE_CARDS.astype(FLOAT32)
         self._relative = [[(q - p) % n for q in range(n)] for p in range(n)]
-        self._outcomes: dict[tuple, tuple[int, ...]] = {}  # at most 4^8 keys, few in practice
+        self._outcomes: dict[tuple, tuple[int, ...]] = {}  # bounded: see _outcome_ones
         self._scale = np.array([1 / 6] * (8 * n) + [1 / 48] * n, dtype=np.float32)
         self._zero_halves = array("f", bytes(4 * (self._claim - self._halves)))
         self._zero_asks = array("f", bytes(4 * (self._turn - self._asks)))
@@ -223,6 +224,8 @@ class DefaultEncoder(Encoder):
         if ones is None:
             ones = tuple(self._halves + 3 * h + (2 if o == DISCARDED else 0 if o == team else 1)
                          for h, o in enumerate(outcome) if o != LIVE)
+            if len(self._outcomes) >= OUTCOME_CACHE:  # 4^8 x 2 could come: start over
+                self._outcomes.clear()
             self._outcomes[key] = ones
         return ones
 

@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import itertools
 import pickle
 
 import numpy as np
@@ -618,3 +619,15 @@ def test_encode_state_reuses_a_seats_observation_only_while_its_sources_are_unch
             for seat in range(n):
                 assert np.array_equal(enc.encode_state(old, seat),
                                       enc.encode(game.view(old, seat)))
+
+
+def test_the_outcome_pattern_memo_stays_bounded():
+    from card_envs.literature.encoding import OUTCOME_CACHE
+
+    enc = DefaultEncoder(Literature(num_players=4))
+    patterns = itertools.islice(itertools.product((LIVE, 0, 1, DISCARDED), repeat=8),
+                                OUTCOME_CACHE + 10)
+    for outcome in patterns:
+        ones = enc._outcome_ones(outcome, 0)
+        assert len(ones) == sum(o != LIVE for o in outcome)
+    assert 0 < len(enc._outcomes) <= OUTCOME_CACHE
