@@ -88,6 +88,14 @@ def parse_card(text: str) -> int:
     return parse_suit(t[-1]) * NUM_RANKS + parse_rank(t[:-1])
 
 
-def shuffled(n: int, rng: np.random.Generator) -> np.ndarray:
-    """The indices 0..n-1 in an order drawn from ``rng``."""
-    return rng.permutation(n)
+def shuffled(items, rng: np.random.Generator) -> list:
+    """A list of ``items`` in an order drawn from ``rng``.
+
+    The order, and what is drawn from ``rng``, are those of ``rng.permutation(items).tolist()``
+    (numpy's Generator.shuffle swaps a list's items as it swaps an array's, with the same
+    draws; tests/test_cards.py checks it), but without the round trip through numpy arrays:
+    about twice as fast for a deck of cards, which the games shuffle at every deal.
+    """
+    out = list(items)
+    rng.shuffle(out)
+    return out

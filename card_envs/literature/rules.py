@@ -23,6 +23,7 @@ from typing import Any
 
 import numpy as np
 
+from card_envs.core.cards import shuffled
 from card_envs.core.dtypes import INT8, UINT8
 from card_envs.core.game import Game, State, View, check_choice, check_int
 from card_envs.literature import deck
@@ -210,9 +211,9 @@ class Literature(Game):
 
     # --- dealing ------------------------------------------------------------------------
     def init(self, rng: np.random.Generator) -> LiteratureState:
-        order = rng.permutation(NUM_CARDS)
+        order = shuffled(range(NUM_CARDS), rng)
         n = self.num_players
-        return self.deal([order[p::n].tolist() for p in range(n)])
+        return self.deal([order[p::n] for p in range(n)])
 
     def deal(self, hands: list[list[int]], player: int = 0) -> LiteratureState:
         """A state with the given hands (card indices) and ``player`` to act; for tests."""

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from card_envs.core.cards import shuffled
 from card_envs.core.dtypes import INT8
 from card_envs.core.game import Game, State, View, check_choice
 
@@ -110,7 +111,6 @@ MIN_CODE = _codes(MIN_SEGMENT, 3)
 # in_draw codes: 100 (1.0) for a card in the draw pile, 0 once drawn (its low byte at 8 * i)
 FULL_DRAW = TOP_CODE[100] * NUM_CARDS
 END_BYTE = (b"\x00", b"\x01")  # the end-turn byte of the standard mask: min_play == 0
-CARDS = np.arange(LOWEST, HIGHEST + 1)
 # Offsets in the board vector (CardsState.board, the first 44 values of the default encoding).
 BOARD_PILES, BOARD_HAND, BOARD_JUMPS, BOARD_SIZE = 0, 4, 12, 44
 
@@ -225,7 +225,7 @@ class NinetyEightCards(Game):
 
     # --- dealing and drawing ------------------------------------------------------------
     def init(self, rng: np.random.Generator) -> CardsState:
-        return self._start(rng.permutation(CARDS).tolist(), list(START_TOPS), 0)
+        return self._start(shuffled(range(LOWEST, HIGHEST + 1), rng), list(START_TOPS), 0)
 
     def deal(self, deck, piles=START_TOPS, played: int = 0) -> CardsState:
         """A state with the first 8 cards of ``deck`` in hand and the rest to draw (for tests)."""
@@ -345,7 +345,7 @@ class NinetyEightCards(Game):
     def randomize_hidden(self, s: CardsState, player: int, rng: np.random.Generator) -> CardsState:
         # Only the order of the draw pile is hidden.
         new = s.copy()
-        new.deck = s.deck[: s.deck_pos] + rng.permutation(s.deck[s.deck_pos :]).tolist()
+        new.deck = s.deck[: s.deck_pos] + shuffled(s.deck[s.deck_pos :], rng)
         return new
 
     # --- what the player sees -----------------------------------------------------------

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from card_envs.core.agents import BaseAgent
-from card_envs.core.cards import NUM_RANKS
+from card_envs.core.cards import NUM_RANKS, shuffled
 from card_envs.palace.rules import (
     BLIND,
     BURN_RUN,
@@ -158,7 +158,7 @@ class HeuristicAgent(BaseAgent):
         n, me = view.num_players, view.player
         seen = (view.hand + view.face_up.sum(axis=0) + view.pile + view.out_cards
                 + view.known.sum(axis=0) - view.known[me])
-        pool = rng.permutation(np.repeat(_RANKS, 4 - seen)).tolist()
+        pool = shuffled(np.repeat(_RANKS, 4 - seen).tolist(), rng)
         hands, face_down, at = [], [], 0
         for q in range(n):
             if q == me:

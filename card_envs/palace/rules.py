@@ -26,7 +26,7 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
-from card_envs.core.cards import DECK_SIZE, NUM_RANKS, RANK_NAMES, parse_rank
+from card_envs.core.cards import DECK_SIZE, NUM_RANKS, RANK_NAMES, parse_rank, shuffled
 from card_envs.core.dtypes import FLOAT32, INT8
 from card_envs.core.game import Game, State, View, check_choice, check_int
 
@@ -69,7 +69,7 @@ def _playable_table() -> np.ndarray:
 
 
 PLAYABLE = _playable_table()
-RANK_DECK = np.repeat(np.arange(NUM_RANKS), 4)
+RANK_DECK = [rank for rank in range(NUM_RANKS) for _ in range(4)]  # four of each
 # (rank, cards played) of hand actions 0..51, and the source's step bonus for playing them.
 HAND_ACTIONS = tuple((a % NUM_RANKS, a // NUM_RANKS + 1) for a in range(FACE_UP_BASE))
 HAND_BONUS = (0.0, 0.25, 0.5, 0.75, 2.0)  # by cards played: k / 4, but 2 for four of a kind
@@ -280,7 +280,7 @@ class Palace(Game):
 
     # --- dealing ------------------------------------------------------------------------
     def init(self, rng: np.random.Generator) -> PalaceState:
-        ranks = rng.permutation(RANK_DECK).tolist()
+        ranks = shuffled(RANK_DECK, rng)
         n, d = self.num_players, DEAL_EACH
         # As in the source: each player takes 9 cards in a row (face-down, face-up, hand).
         seats = [ranks[9 * q : 9 * q + 9] for q in range(n)]
@@ -763,7 +763,7 @@ class Palace(Game):
         unknown = [s.hand[q] - s.known[q] for q in others]
         pool = list(s.draw) + [r for f in s.face_down for r in f]
         pool += [r for u in unknown for r in np.repeat(np.arange(NUM_RANKS), u).tolist()]
-        pool = rng.permutation(np.array(pool, dtype=np.int64)).tolist()
+        pool = shuffled(pool, rng)
         at = len(s.draw)
         new.draw = pool[:at]
         for q in range(self.num_players):

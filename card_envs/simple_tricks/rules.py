@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from card_envs.core.cards import shuffled
 from card_envs.core.dtypes import INT8
 from card_envs.core.game import Game, State, View, check_int
 
@@ -73,8 +74,8 @@ class SimpleTricks(Game):
         return card % self.num_values
 
     def init(self, rng: np.random.Generator) -> TricksState:
-        deck = rng.permutation(self.num_cards)
-        return self.deal([deck[: self.num_values].tolist(), deck[self.num_values :].tolist()])
+        deck = shuffled(range(self.num_cards), rng)
+        return self.deal([deck[: self.num_values], deck[self.num_values :]])
 
     def deal(self, hands: list[list[int]], player: int = 0) -> TricksState:
         """A state with the given hands (in order) and ``player`` to lead (for tests)."""
@@ -167,7 +168,7 @@ class SimpleTricks(Game):
         # Every card is dealt, so the only thing hidden is the order of the opponent's hand.
         new = s.copy()
         other = new.hands[1 - player]
-        new.hands[1 - player] = [other[i] for i in rng.permutation(len(other))]
+        new.hands[1 - player] = shuffled(other, rng)
         return new
 
     def payoffs(self, s: TricksState) -> np.ndarray:

@@ -27,7 +27,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-from card_envs.core.cards import DECK_SIZE, NUM_RANKS, NUM_SUITS, card_name
+from card_envs.core.cards import DECK_SIZE, NUM_RANKS, NUM_SUITS, card_name, shuffled
 from card_envs.core.game import Game, State, View, check_choice, check_int
 
 DRAW, TAKE, KNOCK = 0, 1, 2
@@ -332,7 +332,7 @@ class ThirtyOne(Game):
         next round that does not end at once (or up to the match's end)."""
         rewards = None
         while True:
-            cards = rng.permutation(DECK_SIZE).tolist()
+            cards = shuffled(range(DECK_SIZE), rng)
             s.hands = list(map(cards.__getitem__, s.deals[s.opener]))
             top = HAND_SIZE * len(s.seating)
             s.deck = cards[top + 1 :]
@@ -457,7 +457,7 @@ class ThirtyOne(Game):
         """The discard pile but its top card, shuffled, becomes the deck."""
         top = s.discard.pop()
         below = s.discard
-        s.deck = [below[i] for i in rng.permutation(len(below))]
+        s.deck = shuffled(below, rng)
         s.discard = [top]
         _PUT_PILE(s.pile, 0, EMPTY_PILE)
         PUT_F32(s.pile, 4 * top, 1.0)
@@ -661,8 +661,8 @@ class ThirtyOne(Game):
             deck_group.append((_DrawnSlot(new), 0))
         for places in groups.values():
             cards = [where[i] for where, i in places]
-            for (where, i), j in zip(places, rng.permutation(len(cards)), strict=True):
-                where[i] = cards[j]
+            for (where, i), card in zip(places, shuffled(cards, rng), strict=True):
+                where[i] = card
         return new
 
 
