@@ -91,7 +91,12 @@ def noop_wrapped() -> AECEnv:
 
 def time_aec(make: Callable[[], AECEnv], seconds: float, seed: int = 0) -> float:
     """Agent-steps per second of random legal play (resets and dead steps included in the time)."""
-    env = make()
+    decisions, elapsed = _play(make(), seconds, seed)
+    return decisions / elapsed
+
+
+def _play(env: AECEnv, seconds: float, seed: int) -> tuple[int, float]:
+    """Random legal play of whole games for about ``seconds``: (decisions, seconds taken)."""
     rng = np.random.default_rng(seed)
     env.reset(seed=seed)
     decisions = 0
@@ -109,7 +114,7 @@ def time_aec(make: Callable[[], AECEnv], seconds: float, seed: int = 0) -> float
         if time.perf_counter() >= deadline:
             break
         env.reset()
-    return decisions / (time.perf_counter() - start)
+    return decisions, time.perf_counter() - start
 
 
 def time_gym(make: Callable, seconds: float, seed: int = 0) -> float:
@@ -284,11 +289,13 @@ def profile(games: list[str], seconds: float) -> str:
     return "\n".join(lines)
 
 
-def split(make: Callable[[], AECEnv], seconds: float, seed: int = 0) -> dict[str, float]:
+def split(make: Callable[[], AECEnv], seconds: float, seed: int = 0,
+          inner: bool = True) -> dict[str, float]:
     """Microseconds per decision of random legal play, timed in place with perf_counter: in
     last() and step() of decisions, in the loop's pick of a legal action (np.flatnonzero of the
     mask and a random index, as in time_aec), in the dead agents' last() and step() after each
-    game, and the rest (reset(), agent_iter). The clock's own cost is taken off each part."""
+    game, and the rest (reset(), agent_iter). The clock's own cost is taken off each part.
+    With ``inner`` (a card game's env) also "rules" and "encoding" (see ``_inner_split``)."""
     clock = time.perf_counter
     env = make()
     rng = np.random.default_rng(seed)
@@ -326,18 +333,57 @@ def split(make: Callable[[], AECEnv], seconds: float, seed: int = 0) -> dict[str
     parts = {"last()": t_last - tick * decisions, "pick": t_pick - tick * decisions,
              "step()": t_step - tick * decisions, "game ends": t_dead}
     parts["reset, iteration"] = total - sum(parts.values())
-    return {"total": 1e6 * total / decisions} | {k: 1e6 * v / decisions for k, v in parts.items()}
+    out = {"total": 1e6 * total / decisions} | {k: 1e6 * v / decisions for k, v in parts.items()}
+    return out | _inner_split(make(), seconds, seed, tick) if inner else out
+
+
+def _inner_split(env: AECEnv, seconds: float, seed: int, tick: float) -> dict[str, float]:
+    """Microseconds per decision in the game's rules step (``Game._apply``, inside step()) and
+    in encoding (every ``encode_state`` call: last(), observe(), the ends of games), timed in a
+    second pass of random play with both wrapped in a clock."""
+    clock = time.perf_counter
+    game, encoder = env.unwrapped.game, env.unwrapped.encoder
+    apply, encode = game._apply, encoder.encode_state
+    spent = {"rules": 0.0, "encoding": 0.0}
+    calls = [0]
+
+    def timed_apply(*args):
+        t0 = clock()
+        out = apply(*args)
+        spent["rules"] += clock() - t0
+        calls[0] += 1
+        return out
+
+    def timed_encode(*args):
+        t0 = clock()
+        out = encode(*args)
+        spent["encoding"] += clock() - t0
+        calls[0] += 1
+        return out
+
+    # instance attributes of this env's own game and encoder shadow the methods
+    game._apply, encoder.encode_state = timed_apply, timed_encode
+    try:
+        decisions, _ = _play(env, seconds, seed)
+    finally:
+        del game._apply, encoder.encode_state
+    counts = {"rules": decisions, "encoding": calls[0] - decisions}  # timed intervals
+    return {k: 1e6 * (v - tick * counts[k]) / decisions for k, v in spent.items()}
 
 
 def split_table(games: list[str], seconds: float) -> str:
-    """``split`` of raw_env() for each game and of the bare no-op floor, as a markdown table."""
-    columns = ["total", "last()", "step()", "pick", "game ends", "reset, iteration"]
+    """``split`` of raw_env() for each game and of the bare no-op floor, as a markdown table
+    ("encoding" is part of last() and of the game ends, "rules" part of step())."""
+    columns = ["total", "last()", "encoding", "step()", "rules", "pick", "game ends",
+               "reset, iteration"]
     lines = ["| env | " + " | ".join(f"{c} (us)" for c in columns) + " |",
              "|---|" + "---:|" * len(columns)]
-    rows = [("noop (bare)", NoOpEnv)] + [(g, load_spec(g).factories()[1]) for g in games]
-    for label, make in rows:
-        parts = split(make, seconds)
-        lines.append(f"| {label} | " + " | ".join(f"{parts[c]:.2f}" for c in columns) + " |")
+    rows = [("noop (bare)", NoOpEnv, False)]
+    rows += [(g, load_spec(g).factories()[1], True) for g in games]
+    for label, make, inner in rows:
+        parts = split(make, seconds, inner=inner)
+        cells = [f"{parts[c]:.2f}" if c in parts else "" for c in columns]
+        lines.append(f"| {label} | " + " | ".join(cells) + " |")
     return "\n".join(lines)
 
 
