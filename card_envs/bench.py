@@ -295,16 +295,18 @@ def split(make: Callable[[], AECEnv], seconds: float, seed: int = 0,
     last() and step() of decisions, in the loop's pick of a legal action (np.flatnonzero of the
     mask and a random index, as in time_aec), in the dead agents' last() and step() after each
     game, and the rest (reset(), agent_iter). The clock's own cost is taken off each part.
-    With ``inner`` (a card game's env) also "rules" and "encoding" (see ``_inner_split``)."""
+    Also the mean "decisions/game", and with ``inner`` (a card game's env) "rules" and
+    "encoding" (see ``_inner_split``)."""
     clock = time.perf_counter
     env = make()
     rng = np.random.default_rng(seed)
     env.reset(seed=seed)
     t_last = t_pick = t_step = t_dead = 0.0
-    decisions = 0
+    decisions = games = 0
     start = clock()
     deadline = start + seconds
     while True:
+        games += 1
         for _ in env.agent_iter():
             t0 = clock()
             obs, _, term, trunc, _ = env.last()
@@ -334,6 +336,7 @@ def split(make: Callable[[], AECEnv], seconds: float, seed: int = 0,
              "step()": t_step - tick * decisions, "game ends": t_dead}
     parts["reset, iteration"] = total - sum(parts.values())
     out = {"total": 1e6 * total / decisions} | {k: 1e6 * v / decisions for k, v in parts.items()}
+    out["decisions/game"] = decisions / games
     return out | _inner_split(make(), seconds, seed, tick) if inner else out
 
 
@@ -376,13 +379,14 @@ def split_table(games: list[str], seconds: float) -> str:
     ("encoding" is part of last() and of the game ends, "rules" part of step())."""
     columns = ["total", "last()", "encoding", "step()", "rules", "pick", "game ends",
                "reset, iteration"]
-    lines = ["| env | " + " | ".join(f"{c} (us)" for c in columns) + " |",
-             "|---|" + "---:|" * len(columns)]
+    lines = ["| env | " + " | ".join(f"{c} (us)" for c in columns) + " | decisions/game |",
+             "|---|" + "---:|" * (len(columns) + 1)]
     rows = [("noop (bare)", NoOpEnv, False)]
     rows += [(g, load_spec(g).factories()[1], True) for g in games]
     for label, make, inner in rows:
         parts = split(make, seconds, inner=inner)
         cells = [f"{parts[c]:.2f}" if c in parts else "" for c in columns]
+        cells.append(f"{parts['decisions/game']:.1f}")
         lines.append(f"| {label} | " + " | ".join(cells) + " |")
     return "\n".join(lines)
 

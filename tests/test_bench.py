@@ -69,10 +69,11 @@ def test_split_times_each_part_of_a_decision():
 
     parts = split(load_spec("palace_v0").factories()[1], seconds=0.2)
     outer = ["last()", "pick", "step()", "game ends", "reset, iteration"]
-    assert list(parts) == ["total", *outer, "rules", "encoding"]
+    assert list(parts) == ["total", *outer, "decisions/game", "rules", "encoding"]
     assert parts["last()"] > 0 and parts["step()"] > 0 and parts["pick"] > 0
     assert abs(sum(parts[k] for k in outer) - parts["total"]) < 1e-6  # they make the total
     assert 0 < parts["rules"] < parts["total"] and 0 < parts["encoding"] < parts["total"]
     rows = [_cells(row) for row in split_table(["simple_tricks_v0"], 0.05).splitlines()]
     assert [row[0] for row in rows[2:]] == ["noop (bare)", "simple_tricks_v0"]
+    assert rows[2][-1] == "100.0" and rows[3][-1] == "20.0"  # every game has the same length
     assert rows[2][3] == rows[2][5] == "" and rows[3][3] and rows[3][5]  # no game in the no-op
