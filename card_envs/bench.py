@@ -351,26 +351,22 @@ def _inner_split(env: AECEnv, seconds: float, seed: int, tick: float) -> dict[st
     second pass of random play with both wrapped in a clock."""
     clock = time.perf_counter
     game, encoder = env.unwrapped.game, env.unwrapped.encoder
-    apply, encode = game._apply, encoder.encode_state
     spent = {"rules": 0.0, "encoding": 0.0}
     calls = [0]
 
-    def timed_apply(*args):
-        t0 = clock()
-        out = apply(*args)
-        spent["rules"] += clock() - t0
-        calls[0] += 1
-        return out
+    def timed(part: str, method: Callable) -> Callable:
+        def clocked(*args):
+            t0 = clock()
+            out = method(*args)
+            spent[part] += clock() - t0
+            calls[0] += 1
+            return out
 
-    def timed_encode(*args):
-        t0 = clock()
-        out = encode(*args)
-        spent["encoding"] += clock() - t0
-        calls[0] += 1
-        return out
+        return clocked
 
     # instance attributes of this env's own game and encoder shadow the methods
-    game._apply, encoder.encode_state = timed_apply, timed_encode
+    game._apply = timed("rules", game._apply)
+    encoder.encode_state = timed("encoding", encoder.encode_state)
     try:
         decisions, _ = _play(env, seconds, seed)
     finally:
