@@ -231,10 +231,8 @@ class DefaultEncoder(Encoder):
         self._link_tables()
 
     def encode(self, v: ThirtyOneView) -> np.ndarray:
-        values = v.discard_values
-        pack = values[0] + (values[1] << 8) + (values[2] << 16) + (values[3] << 24)
         obs = self._encode(
-            v.player, v.hand, v.drawn, v.taken, v.top, v.in_discard.tobytes(), pack,
+            v.player, v.hand, v.drawn, v.taken, v.top, v.in_discard.tobytes(), v.discard_pack,
             v.deck_size, v.shown, v.lives, v.opponents, v.places, v.acting, v.knocker, v.opener,
             v.first_turn, v.phase, v.round_turns)
         return np.ndarray(self.size, FLOAT32, bytearray(obs))  # writable, its own buffer

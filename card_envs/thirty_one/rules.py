@@ -127,7 +127,26 @@ class Showdown(NamedTuple):
         return cls(rounds, tuple(map(tuple, hands)), scores, tuple(lost), knocker, revived)
 
 
-class ThirtyOneState(State):
+class _PublicRecords:
+    """What a state and a view both derive from their ``settled`` and ``discard_pack``."""
+
+    __slots__ = ()
+    settled: tuple | None
+    discard_pack: int
+
+    @property
+    def showdown(self) -> Showdown | None:
+        """The last settled round (every hand shown), or None."""
+        settled = self.settled
+        return None if settled is None else Showdown.of(settled)
+
+    @property
+    def discard_values(self) -> list[int]:
+        """The value of the discard pile per suit (S H D C), as a new list."""
+        return unpack_suits(self.discard_pack)
+
+
+class ThirtyOneState(_PublicRecords, State):
     """A match in progress.
 
     deck: the draw pile, next card last (hidden); discard: the discard pile, top last;
@@ -156,17 +175,6 @@ class ThirtyOneState(State):
                  "epochs", "lives", "seating", "opponents", "places", "deals", "opener", "knocker",
                  "first_turn", "phase", "drawn", "from_discard", "round_turns", "rounds", "epoch",
                  "pending", "settled", "winner")
-
-    @property
-    def showdown(self) -> Showdown | None:
-        """The last settled round, or None."""
-        settled = self.settled
-        return None if settled is None else Showdown.of(settled)
-
-    @property
-    def discard_values(self) -> list[int]:
-        """The value of the discard pile per suit (S H D C)."""
-        return unpack_suits(self.discard_pack)
 
     def _link_pile(self, pile: bytearray) -> None:
         self.pile = pile
@@ -201,30 +209,25 @@ class ThirtyOneState(State):
         return new
 
 
-class ThirtyOneView(View):
+class ThirtyOneView(_PublicRecords, View):
     """What one seat may know: its own hand, the card it must place (its phase 2 only), the
     discard pile, the cards each player took from the discard pile and still holds, lives, the
     knocker, whose turn, the phase and the last showdown. Never the deck or unseen cards.
 
     ``taken`` is the card the player to act took from the discard pile and has not placed yet
     (public); ``drawn`` is the card this seat must place now (-1 unless it is in phase 2).
-    ``discard_values`` is the value of the discard pile per suit (S H D C).
-    ``opponents`` lists the other seats still in the match in turn order after this seat;
+    ``discard_pack`` is the value of the discard pile per suit as a pack (see CARD_PACK), which
+    ``discard_values`` lists (S H D C). ``opponents`` lists the other seats still in the match
+    in turn order after this seat;
     ``places[seat]`` is that seat's place from this one (0 itself, k the k-th next still in,
     -1 out; ``places[-1]`` is -1).
     """
 
     __slots__ = ("three_of_a_kind", "to_act",
-                 "hand", "drawn", "taken", "top", "in_discard", "discard_values", "discard_size",
+                 "hand", "drawn", "taken", "top", "in_discard", "discard_pack", "discard_size",
                  "deck_size", "shown", "lives", "seating", "opponents", "places", "acting",
                  "knocker", "first_turn", "phase", "opener", "round_turns", "rounds", "settled",
                  "winner")
-
-    @property
-    def showdown(self) -> Showdown | None:
-        """The last showdown (every hand shown), or None."""
-        settled = self.settled
-        return None if settled is None else Showdown.of(settled)
 
     def score(self) -> float:
         """This seat's hand score (0 once out of the match)."""
@@ -347,13 +350,7 @@ class ThirtyOne(Game):
     def _open_round(self, s: ThirtyOneState, discard: list[int]) -> None:
         """Reset the per-round fields for hands and deck already in place."""
         s.discard = discard
-        pile = s.pile
-        _PUT_PILE(pile, 0, EMPTY_PILE)
-        pack = 0
-        for card in discard:
-            PUT_F32(pile, 4 * card, 1.0)
-            pack += CARD_PACK[card]
-        s.discard_pack = pack
+        _lay_pile(s)
         s.shown = list(map(list, self._no_shown))
         s.epochs = None
         s.player = s.opener
@@ -459,9 +456,7 @@ class ThirtyOne(Game):
         below = s.discard
         s.deck = shuffled(below, rng)
         s.discard = [top]
-        _PUT_PILE(s.pile, 0, EMPTY_PILE)
-        PUT_F32(s.pile, 4 * top, 1.0)
-        s.discard_pack = CARD_PACK[top]
+        _lay_pile(s)
         if not s.epoch:
             s.epochs = [[0] * HAND_SIZE for _ in range(self.num_players)]
         s.epoch += 1
@@ -554,7 +549,7 @@ class ThirtyOne(Game):
         v.hand = s.hands[player]
         v.drawn, v.taken, v.top = self.open_cards(s, player)
         v.in_discard = s.in_discard
-        v.discard_values = s.discard_values  # a fresh list
+        v.discard_pack = s.discard_pack
         v.discard_size = len(s.discard)
         v.deck_size = len(s.deck)
         v.shown = s.shown
@@ -677,6 +672,17 @@ class _DrawnSlot:
 
     def __setitem__(self, i: int, card: int) -> None:
         self.state.drawn = card
+
+
+def _lay_pile(s: ThirtyOneState) -> None:
+    """Set the pile's bytes and pack to the cards of ``s.discard`` (a new discard pile)."""
+    pile = s.pile
+    _PUT_PILE(pile, 0, EMPTY_PILE)
+    pack = 0
+    for card in s.discard:
+        PUT_F32(pile, 4 * card, 1.0)
+        pack += CARD_PACK[card]
+    s.discard_pack = pack
 
 
 def _add(a: np.ndarray | None, b: np.ndarray | None) -> np.ndarray | None:
