@@ -189,13 +189,21 @@ class DefaultEncoder(Encoder):
                             claim_names, to_act: bool) -> None:
         """Set the pieces ``claim_half``, ``claimer``, ``claim_names`` and ``my_turn``."""
         if claim_half >= 0:
-            n = self.game.num_players
-            obs[self._claim + claim_half] = 1.0
-            obs[self._claimer + (turn - p) % n] = 1.0
-            for k, seat in enumerate(claim_names):
-                obs[self._names + n * k + (seat - p) % n] = 1.0
+            self._write_claim(obs, p, turn, claim_half)
+            self._write_names(obs, p, claim_names, 0)
         if to_act:
             obs[self._turn] = 1.0
+
+    def _write_claim(self, obs: np.ndarray | array, p: int, turn: int, claim_half: int) -> None:
+        """Set the pieces ``claim_half`` and ``claimer`` (the claimer seat ``turn``) for p."""
+        obs[self._claim + claim_half] = 1.0
+        obs[self._claimer + (turn - p) % len(self._relative)] = 1.0
+
+    def _write_names(self, obs: np.ndarray | array, p: int, claim_names, start: int) -> None:
+        """Set the ``claim_names`` piece for p from the ``start``-th name on."""
+        n = len(self._relative)
+        for k in range(start, len(claim_names)):
+            obs[self._names + n * k + (claim_names[k] - p) % n] = 1.0
 
     def _claim_pieces(self, known: _SeatCache, p: int, turn: int, claim_half: int,
                       claim_names: list[int]) -> None:
@@ -209,13 +217,11 @@ class DefaultEncoder(Encoder):
                 known.claim = None
                 named.clear()
             if claim_half >= 0:
-                obs[self._claim + claim_half] = 1.0
-                obs[self._claimer + (turn - p) % len(self._relative)] = 1.0
+                self._write_claim(obs, p, turn, claim_half)
                 known.claim = claim_half, turn
-        n = len(self._relative)
-        for k in range(len(named), len(claim_names)):
-            obs[self._names + n * k + (claim_names[k] - p) % n] = 1.0
-            named.append(claim_names[k])
+        if len(claim_names) > len(named):
+            self._write_names(obs, p, claim_names, len(named))
+            named += claim_names[len(named):]
 
     def _outcome_ones(self, outcome: tuple[int, ...], team: int) -> tuple[int, ...]:
         """The indices of the ``half_suits`` piece set for these outcomes (cached)."""
