@@ -342,7 +342,9 @@ def split(make: Callable[[], AECEnv], seconds: float, seed: int = 0,
     parts["reset, iteration"] = total - sum(parts.values())
     out = {"total": 1e6 * total / decisions} | {k: 1e6 * v / decisions for k, v in parts.items()}
     out["decisions/game"] = decisions / games
-    return out | _inner_split(make(), seconds, seed, tick) if inner else out
+    if inner:
+        out |= _inner_split(make(), seconds, seed, tick)
+    return out
 
 
 def _inner_split(env: AECEnv, seconds: float, seed: int, tick: float) -> dict[str, float]:
@@ -352,14 +354,14 @@ def _inner_split(env: AECEnv, seconds: float, seed: int, tick: float) -> dict[st
     clock = time.perf_counter
     game, encoder = env.unwrapped.game, env.unwrapped.encoder
     spent = {"rules": 0.0, "encoding": 0.0}
-    calls = [0]
+    calls = {"rules": 0, "encoding": 0}  # timed intervals
 
     def timed(part: str, method: Callable) -> Callable:
         def clocked(*args):
             t0 = clock()
             out = method(*args)
             spent[part] += clock() - t0
-            calls[0] += 1
+            calls[part] += 1
             return out
 
         return clocked
@@ -371,8 +373,7 @@ def _inner_split(env: AECEnv, seconds: float, seed: int, tick: float) -> dict[st
         decisions, _ = _play(env, seconds, seed)
     finally:
         del game._apply, encoder.encode_state
-    counts = {"rules": decisions, "encoding": calls[0] - decisions}  # timed intervals
-    return {k: 1e6 * (v - tick * counts[k]) / decisions for k, v in spent.items()}
+    return {k: 1e6 * (v - tick * calls[k]) / decisions for k, v in spent.items()}
 
 
 def split_table(games: list[str], seconds: float) -> str:
