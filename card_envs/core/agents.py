@@ -58,7 +58,10 @@ def lowest_legal(mask: np.ndarray) -> int:
 def make_agent(spec: GameSpec, agent: Any, game: Game) -> Agent:
     """An agent from a name (``random``, a rule agent, ``model:PATH``, ``best``) or an Agent.
 
-    Raises ValueError naming the valid names for an unknown one.
+    An agent class with ``takes_budget = True`` (a search agent) also answers to
+    ``NAME:BUDGET``, built as ``cls(game, budget=BUDGET)`` (a positive integer whose unit,
+    e.g. simulations per move, the agent documents). Raises ValueError naming the valid
+    names for an unknown one.
     """
     if not isinstance(agent, str):
         if not hasattr(agent, "act"):
@@ -68,6 +71,14 @@ def make_agent(spec: GameSpec, agent: Any, game: Game) -> Agent:
         return RandomAgent(game)
     if agent in spec.agents:
         return spec.agents[agent](game)
+    base, sep, budget = agent.partition(":")
+    if sep and base in spec.agents and getattr(spec.agents[base], "takes_budget", False):
+        if not budget.isdigit() or int(budget) < 1:
+            raise ValueError(
+                f"agent {agent!r}: the budget after ':' must be a positive integer "
+                f"(e.g. {base}:200); see the agent's documentation for its unit"
+            )
+        return spec.agents[base](game, budget=int(budget))
     if agent.startswith("model:") or agent == "best":
         try:
             from card_envs.rl.policy_agent import load_model_agent
@@ -76,7 +87,13 @@ def make_agent(spec: GameSpec, agent: Any, game: Game) -> Agent:
                 f"agent {agent!r} needs the train extra (pip install 'card-envs[train]'): {err}"
             ) from err
         return load_model_agent(spec, agent, game)
-    names = ["random", *spec.agents, "model:PATH", "best"]
+    names = [
+        "random",
+        *(f"{n}[:BUDGET]" if getattr(c, "takes_budget", False) else n
+          for n, c in spec.agents.items()),
+        "model:PATH",
+        "best",
+    ]
     raise ValueError(
         f"unknown agent {agent!r} for {spec.env_name}; choose one of {', '.join(names)}"
     )
