@@ -1,0 +1,340 @@
+"""The Literature search agent: IS-MCTS over worlds sampled from the seat's knowledge tables.
+
+**Hands.** A world gives every other seat a hand that agrees with everything the view's tables
+say: the cards the seat is known to hold, none it is known to lack, at least its least count of
+every half-suit, and exactly its hand size. ``Deals`` finds one by a randomized greedy fill
+(the least counts first, then the most constrained card first, each to a seat that may hold it
+with a chance in proportion to the room it has left), falling back to an exhaustive search if
+the fill keeps failing, then shuffles it by random swaps that keep every fact true (a Markov
+chain whose steps are symmetric, so it drifts towards every consistent deal alike).
+
+**Knowledge.** The world also needs every player's tables (the rule agents that play the other
+seats read them, and under ``rules="original"`` they make the automatic claims). The view does
+not hold the public history, so the other players' tables are rebuilt from what the view does
+hold: the searching seat's tables are its own, exactly; each other player knows its own
+(sampled) hand and what the searching seat knows about the seats other than the two of them,
+except that those seats lack a card the searching seat holds (which only the searching seat
+can tell); all closed under the knowledge engine's rules. Every fact is true of the sampled
+hands, so the tables stay sound; the other players know a little more about third seats and
+less about the searching seat than they really do.
+
+The tree considers the asks that can succeed (the asked opponent is not known to lack the card;
+all legal asks when none can) and the declarations; a claim's naming steps name a teammate not
+known to lack the card. A half-suit the view proves is claimed at once, and a card whose holder
+the view proves is named at once, without search (what the ``heuristic`` does). Playouts use the
+``heuristic`` for every seat to the end of the game.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Hashable
+
+import numpy as np
+
+from card_envs.core.agents import Agent
+from card_envs.core.search import SearchAgent
+from card_envs.literature.deck import HALF_SUIT_SIZE, NUM_CARDS, NUM_HALF_SUITS
+from card_envs.literature.knowledge import ALL_PENDING
+from card_envs.literature.rules import (
+    Literature,
+    LiteratureState,
+    LiteratureView,
+    proven_in_team,
+)
+
+GREEDY_TRIES = 50  # randomized fills before the exhaustive search
+
+
+class Deals:
+    """Random hands for the other seats, consistent with one view's tables (see the module
+    docstring). Build once per view; ``sample(rng)`` gives the hands in slot form."""
+
+    def __init__(self, view: LiteratureView):
+        n, me = view.num_players, view.player
+        tables = view.tables
+        self.view = view
+        self.n, self.me = n, me
+        self.others = [q for q in range(n) if q != me]
+        live = [h for h in range(NUM_HALF_SUITS) if view.live >> h & 1]
+        holds, lacks, least = tables[0], tables[1], tables[2]
+        self.known = [0] * n  # per seat, the cards it is known to hold (slot form)
+        for q in range(n):
+            for h in live:
+                self.known[q] |= int(holds[q, h]) << (8 * h)
+        self.known[me] = view.hand
+        placed = 0
+        for q in range(n):
+            placed |= self.known[q]
+        # the cards to deal: live, in no known place
+        self.cards = [6 * h + pos for h in live for pos in range(HALF_SUIT_SIZE)
+                      if not placed >> (8 * h + pos) & 1]
+        self.room = {q: view.sizes[q] - self.known[q].bit_count() for q in self.others}
+        if sum(self.room.values()) != len(self.cards):
+            raise AssertionError("the hand sizes do not add up to the cards left to deal")
+        # seats that may hold each card, and what each seat must still get per half-suit
+        self.may = {c: [q for q in self.others
+                        if not lacks[q, c // HALF_SUIT_SIZE] >> (c % HALF_SUIT_SIZE) & 1]
+                    for c in self.cards}
+        self.least = {(q, h): int(least[q, h]) for q in self.others for h in live}
+        self.deficit = {(q, h): self.least[q, h] - (int(holds[q, h])).bit_count()
+                        for q in self.others for h in live}
+        self.deficit = {qh: d for qh, d in self.deficit.items() if d > 0}
+
+    def sample(self, rng: np.random.Generator) -> list[int]:
+        """Every seat's hand (slot form) in one random deal consistent with the view."""
+        owner = None
+        for _ in range(GREEDY_TRIES):
+            owner = self._fill(rng)
+            if owner is not None:
+                break
+        if owner is None:
+            owner = self._exhaustive(rng)
+        self._shuffle(owner, rng)
+        hands = list(self.known)
+        for c, q in owner.items():
+            hands[q] |= 1 << (8 * (c // HALF_SUIT_SIZE) + c % HALF_SUIT_SIZE)
+        return hands
+
+    def _counts(self) -> dict[tuple[int, int], int]:
+        return {(q, h): ((self.known[q] >> (8 * h)) & 0x3F).bit_count()
+                for q in self.others for h in range(NUM_HALF_SUITS)}
+
+    def _fill(self, rng: np.random.Generator) -> dict[int, int] | None:
+        """One randomized greedy deal (card -> seat), or None if it got stuck."""
+        room = dict(self.room)
+        owner: dict[int, int] = {}
+        pairs = list(self.deficit.items())
+        for i in rng.permutation(len(pairs)):
+            (q, h), need = pairs[i]
+            pool = [c for c in range(6 * h, 6 * h + 6)
+                    if c in self.may and c not in owner and q in self.may[c]]
+            if len(pool) < need or room[q] < need:
+                return None
+            for j in rng.choice(len(pool), size=need, replace=False):
+                owner[pool[j]] = q
+            room[q] -= need
+        left = [c for c in self.cards if c not in owner]
+        order = rng.permutation(len(left))
+        left = [left[i] for i in order]
+        while left:
+            best, best_seats = -1, None
+            for i, c in enumerate(left):
+                seats = [q for q in self.may[c] if room[q] > 0]
+                if best_seats is None or len(seats) < len(best_seats):
+                    best, best_seats = i, seats
+                    if len(seats) <= 1:
+                        break
+            if not best_seats:
+                return None
+            c = left.pop(best)
+            weights = np.array([room[q] for q in best_seats], dtype=float)
+            q = best_seats[int(rng.choice(len(best_seats), p=weights / weights.sum()))]
+            owner[c] = q
+            room[q] -= 1
+        return owner
+
+    def _exhaustive(self, rng: np.random.Generator) -> dict[int, int]:
+        """A deal found by depth-first search (seats tried in random order); the view is
+        consistent with the real deal, so one always exists."""
+        counts = self._counts()
+        room = dict(self.room)
+        cards = sorted(self.cards, key=lambda c: len(self.may[c]))
+        owner: dict[int, int] = {}
+
+        def short() -> bool:  # some least count can no longer be reached
+            for (q, h), least in self.least.items():
+                missing = least - counts[q, h]
+                if missing > 0:
+                    open_cards = sum(1 for c in range(6 * h, 6 * h + 6)
+                                     if c in self.may and c not in owner and q in self.may[c])
+                    if open_cards < missing:
+                        return True
+            return False
+
+        def place(i: int) -> bool:
+            if i == len(cards):
+                return True
+            c = cards[i]
+            h = c // HALF_SUIT_SIZE
+            seats = [q for q in self.may[c] if room[q] > 0]
+            for j in rng.permutation(len(seats)):
+                q = seats[j]
+                owner[c] = q
+                room[q] -= 1
+                counts[q, h] += 1
+                if not short() and place(i + 1):
+                    return True
+                del owner[c]
+                room[q] += 1
+                counts[q, h] -= 1
+            return False
+
+        if not place(0):
+            raise AssertionError("no deal agrees with the view: its tables are inconsistent")
+        return owner
+
+    def _shuffle(self, owner: dict[int, int], rng: np.random.Generator) -> None:
+        """Random swaps of two cards between two seats that keep every fact true."""
+        cards = list(owner)
+        if len(cards) < 2:
+            return
+        counts = self._counts()
+        for c, q in owner.items():
+            counts[q, c // HALF_SUIT_SIZE] += 1
+        least = self.least
+        picks = rng.integers(len(cards), size=(3 * len(cards), 2))
+        for i, j in picks.tolist():
+            a, b = cards[i], cards[j]
+            qa, qb = owner[a], owner[b]
+            if qa == qb or qb not in self.may[a] or qa not in self.may[b]:
+                continue
+            ha, hb = a // HALF_SUIT_SIZE, b // HALF_SUIT_SIZE
+            if ha != hb:
+                if counts[qa, ha] <= least[qa, ha] or counts[qb, hb] <= least[qb, hb]:
+                    continue
+                counts[qa, ha] -= 1
+                counts[qb, ha] += 1
+                counts[qb, hb] -= 1
+                counts[qa, hb] += 1
+            owner[a], owner[b] = qb, qa
+
+
+def sample_world(game: Literature, view: LiteratureView, rng: np.random.Generator,
+                 deals: Deals | None = None) -> LiteratureState:
+    """A state consistent with ``view``: hands from ``Deals`` (built here unless given) and
+    every player's tables as the module docstring says. Reads nothing but the view."""
+    if deals is None:
+        deals = Deals(view)
+    hands = deals.sample(rng)
+    s = LiteratureState(view.turn)
+    s.terminal = s.truncated = False
+    s.steps = 0
+    s.hands = hands
+    s.sizes = list(view.sizes)
+    s.live = view.live
+    s.outcome = list(view.outcome)
+    s.declarer = list(view.declarer)
+    s.score = list(view.score)
+    s.claim_half = view.claim_half
+    s.claim_names = list(view.claim_names)
+    s.last_asks = view.last_asks
+    s.log = []  # the public history is not in the view
+    s.know = _knowledge(game, view, hands)
+    if not s.live or (game.original and not (game.team_cards(s, 0) and game.team_cards(s, 1))):
+        s.terminal = True
+    return s
+
+
+def _blocks(tables: np.ndarray, h: int) -> tuple[int, int, int]:
+    """One observer's (holds, lacks, least) bytes of half-suit h, seat s in byte s."""
+    return tuple(int.from_bytes(tables[kind, :, h].tobytes(), "little") for kind in range(3))
+
+
+def _knowledge(game: Literature, view: LiteratureView, hands: list[int]):
+    """Every observer's tables in a world with ``hands`` (see the module docstring)."""
+    eng, n, me = game.engine, game.num_players, view.player
+    k = eng.start(view.sizes)
+    k.live = view.live
+    live = [h for h in range(NUM_HALF_SUITS) if view.live >> h & 1]
+    mine = view.tables
+    # what I know about seats other than me, as every other player may learn it: my bytes
+    # for the other seats, without "lacks" of the cards I hold
+    my_hand = hands[me]
+    blocks = {}
+    for h in live:
+        holds, lacks, least = _blocks(mine, h)
+        hand_byte = (my_hand >> (8 * h)) & 0x3F
+        seat_me = 0xFF << (8 * me)
+        lacks &= ~(hand_byte * sum(1 << (8 * q) for q in range(n)))
+        blocks[h] = (holds & ~seat_me, lacks & ~seat_me, least & ~seat_me)
+    observers = []
+    for o in range(eng.num_observers):
+        owner, about = divmod(o, n) if game.original else (o, o)
+        if owner == me:
+            tables = mine if about == me else view.believed_tables(about)
+            observers.append((o, {h: _blocks(tables, h) for h in live}))
+        elif owner == about:
+            facts = {}
+            seat_k = 0xFF << (8 * owner)
+            for h in live:
+                holds, lacks, least = blocks[h]
+                own = (hands[owner] >> (8 * h)) & 0x3F
+                holds = (holds & ~seat_k) | own << (8 * owner)
+                lacks = (lacks & ~seat_k) | (0x3F & ~own) << (8 * owner)
+                least = (least & ~seat_k) | own.bit_count() << (8 * owner)
+                facts[h] = (holds, lacks, least)
+            observers.append((o, facts))
+        # "what k can tell that i knows" for another player k: the engine's rule 8 fills it
+    for h in range(NUM_HALF_SUITS):
+        k.holds[h] = k.lacks[h] = k.least[h] = 0
+    for o, facts in observers:
+        for h, (holds, lacks, least) in facts.items():
+            k.holds[h] = eng.with_block(k.holds[h], o, holds)
+            k.lacks[h] = eng.with_block(k.lacks[h], o, lacks)
+            k.least[h] = eng.with_block(k.least[h], o, least)
+    eng.refresh(k)
+    eng.close(k, ALL_PENDING)
+    return k
+
+
+class LiteratureSearchAgent(SearchAgent):
+    """IS-MCTS (see ``card_envs.core.search``) over worlds sampled from the knowledge tables;
+    budget: the simulations per decision (each: one sampled world, one tree walk, one playout
+    with the ``heuristic`` to the end of the game)."""
+
+    default_budget = 40
+
+    def __init__(self, game: Literature, budget: int | None = None,
+                 rollout: Agent | None = None, opponents: Agent | None = None):
+        super().__init__(game, budget, rollout, opponents)
+        self._deals: Deals | None = None
+
+    def default_rollout(self) -> Agent:
+        from card_envs.literature.agents import HeuristicAgent  # agents.py imports us
+
+        return HeuristicAgent(self.game)
+
+    def sample_world(self, view: LiteratureView, rng: np.random.Generator) -> LiteratureState:
+        if self._deals is None or self._deals.view is not view:
+            self._deals = Deals(view)  # kept for the simulations of this one view
+        return sample_world(self.game, view, rng, self._deals)
+
+    def shortcut(self, view: LiteratureView) -> int | None:
+        game = self.game
+        if view.claim_half >= 0:
+            card = view.claim_half * HALF_SUIT_SIZE + len(view.claim_names)
+            holds, lacks = view.holds(), view.lacks()
+            mates = view.teammates()
+            for t, q in enumerate(mates):
+                if holds[q, card]:
+                    return game.name_base + t
+            maybe = [t for t, q in enumerate(mates) if not lacks[q, card]]
+            return game.name_base + maybe[0] if len(maybe) == 1 else None
+        if not game.original:
+            rows = view.tables[0].T
+            proven = proven_in_team(
+                [int.from_bytes(rows[h].tobytes(), "little") for h in range(NUM_HALF_SUITS)],
+                view.player, view.num_players, view.live)
+            if proven:
+                return game.declare_base + proven[0][0]
+        return None
+
+    def candidates(self, view: LiteratureView) -> list[int]:
+        game, legal = self.game, view.legal
+        if view.claim_half >= 0:
+            card = view.claim_half * HALF_SUIT_SIZE + len(view.claim_names)
+            lacks = view.lacks()
+            names = [game.name_base + t for t, q in enumerate(view.teammates())
+                     if not lacks[q, card]]
+            return names or np.flatnonzero(legal).tolist()
+        asks = legal[:game.num_asks].reshape(-1, NUM_CARDS)
+        lacks = view.lacks()[view.opponents()]
+        hopeful = np.flatnonzero(asks * (1 - lacks)).tolist()
+        if not hopeful:
+            hopeful = np.flatnonzero(asks).tolist()
+        declares = np.flatnonzero(legal[game.num_asks:game.name_base]).tolist()
+        return hopeful + [game.declare_base + h for h in declares]
+
+    def key(self, view: LiteratureView) -> Hashable:
+        return (view.raw, view.hand, view.sizes, view.claim_half, view.claim_names, view.turn,
+                view.outcome)
