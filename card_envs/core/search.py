@@ -242,6 +242,10 @@ class PIMC:
     same sampled worlds with the same playout randomness (common random numbers), and
     sequential halving keeps the better half of the actions after each round.
 
+    With a ``base`` policy (an Agent) its move stays in every round and is kept unless the best
+    other move beats it on the same worlds by more than ``margin`` standard errors of the mean
+    paired difference: the search departs from a sound policy only where it is sure to gain.
+
     Takes the arguments of ``ISMCTS`` that apply (no tree: ``tree``, ``key``, ``exploration``
     and ``opponents`` are not used); ``simulations`` counts playouts (one action on one world).
     """
@@ -254,6 +258,8 @@ class PIMC:
         simulations: int,
         leaf_value: LeafValue | None = None,
         candidates: Callable[[View], list[int]] | None = None,
+        base: Agent | None = None,
+        margin: float = 0.0,
         max_rollout_steps: int = 10_000,
     ):
         if simulations < 1:
@@ -264,6 +270,8 @@ class PIMC:
         self.simulations = simulations
         self.leaf_value = leaf_value
         self.candidates = candidates
+        self.base = base
+        self.margin = margin
         self.max_rollout_steps = max_rollout_steps
 
     def search(self, view: View, rng: np.random.Generator) -> SearchResult:
@@ -273,7 +281,13 @@ class PIMC:
         game, me = self.game, view.player
         actions = (self.candidates(view) if self.candidates is not None
                    else np.flatnonzero(view.legal).tolist())
+        base = None
+        if self.base is not None:
+            base = self.base.act(view, np.random.default_rng(int(rng.integers(2**63))))
+            if base not in actions:
+                actions = [*actions, base]
         edges = {a: _Edge(game.num_players) for a in actions}
+        mine: dict[int, list[float]] = {a: [] for a in actions}  # my value on each world
         left = list(actions)
         rounds = max(1, math.ceil(math.log2(len(left))))
         budget = self.simulations
@@ -285,15 +299,24 @@ class PIMC:
                 world = self.sample_world(view, rng)
                 seed = int(rng.integers(2**63))
                 for a in left:
-                    s = world.copy()
-                    values = self._play(s, a, view, np.random.default_rng(seed))
+                    values = self._play(world.copy(), a, view, np.random.default_rng(seed))
                     edge = edges[a]
                     edge.visits += 1
                     edge.total += values
+                    mine[a].append(float(values[me]))
                 budget -= len(left)
             left.sort(key=lambda a: -edges[a].total[me] / max(edges[a].visits, 1))
-            left = left[: max(1, len(left) // 2)] if r < rounds - 1 else left[:1]
-        return SearchResult(me, edges, chosen=left[0])
+            keep = max(1, len(left) // 2) if r < rounds - 1 else 1
+            left = left[:keep] + ([base] if base in left[keep:] else [])
+        chosen = left[0]
+        if base is not None and chosen != base:
+            # every world of the base's rounds was also one of the chosen move's, in order
+            n = len(mine[base])
+            gain = np.array(mine[chosen][:n]) - np.array(mine[base])
+            spread = gain.std(ddof=1) / math.sqrt(n) if n > 1 else math.inf
+            if not gain.mean() > self.margin * spread:
+                chosen = base
+        return SearchResult(me, edges, chosen=chosen)
 
     def _play(self, s: State, action: int, view: View, rng: np.random.Generator) -> np.ndarray:
         """Play ``action`` then the rollout policy in world ``s``; the values where it stops."""
@@ -327,6 +350,7 @@ class SearchAgent(BaseAgent):
     tree = "self"
     exploration = 0.7
     method = "ismcts"
+    margin: float | None = None  # PIMC: keep the rollout policy's move unless beaten by this
 
     def __init__(self, game: Game, budget: int | None = None, rollout: Agent | None = None,
                  opponents: Agent | None = None):
@@ -337,7 +361,9 @@ class SearchAgent(BaseAgent):
         self.rollout = rollout if rollout is not None else self.default_rollout()
         if self.method == "pimc":
             self.mcts = PIMC(game, self.sample_world, self.rollout, self.budget,
-                             leaf_value=self.leaf_value, candidates=self.candidates)
+                             leaf_value=self.leaf_value, candidates=self.candidates,
+                             base=self.rollout if self.margin is not None else None,
+                             margin=self.margin or 0.0)
         else:
             self.mcts = ISMCTS(
                 game, self.sample_world, self.rollout, self.budget, opponents=opponents,

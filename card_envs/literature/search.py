@@ -33,7 +33,7 @@ import numpy as np
 
 from card_envs.core.agents import Agent
 from card_envs.core.search import SearchAgent
-from card_envs.literature.deck import HALF_SUIT_SIZE, NUM_CARDS, NUM_HALF_SUITS
+from card_envs.literature.deck import HALF_SUIT_SIZE, NUM_HALF_SUITS
 from card_envs.literature.knowledge import ALL_PENDING
 from card_envs.literature.rules import (
     Literature,
@@ -43,6 +43,9 @@ from card_envs.literature.rules import (
 )
 
 GREEDY_TRIES = 50  # randomized fills before the exhaustive search
+ASKS = 4  # the likeliest asks the search compares
+CLAIMS = 2  # and the claims likeliest to be named right,
+CLAIM_FLOOR = 0.2  # if at least this likely
 
 
 class Deals:
@@ -282,7 +285,9 @@ class LiteratureSearchAgent(SearchAgent):
     budget: the simulations per decision (each: one sampled world, one tree walk, one playout
     with the ``heuristic`` to the end of the game)."""
 
-    default_budget = 40
+    default_budget = 48
+    method = "pimc"
+    margin = 1.0
 
     def __init__(self, game: Literature, budget: int | None = None,
                  rollout: Agent | None = None, opponents: Agent | None = None):
@@ -320,6 +325,8 @@ class LiteratureSearchAgent(SearchAgent):
         return None
 
     def candidates(self, view: LiteratureView) -> list[int]:
+        from card_envs.literature.agents import Beliefs
+
         game, legal = self.game, view.legal
         if view.claim_half >= 0:
             card = view.claim_half * HALF_SUIT_SIZE + len(view.claim_names)
@@ -327,13 +334,18 @@ class LiteratureSearchAgent(SearchAgent):
             names = [game.name_base + t for t, q in enumerate(view.teammates())
                      if not lacks[q, card]]
             return names or np.flatnonzero(legal).tolist()
-        asks = legal[:game.num_asks].reshape(-1, NUM_CARDS)
-        lacks = view.lacks()[view.opponents()]
-        hopeful = np.flatnonzero(asks * (1 - lacks)).tolist()
+        beliefs = Beliefs(view)
+        asks = legal[:game.num_asks]
+        chance = (beliefs.chance[view.opponents()].ravel() * asks)
+        order = np.argsort(-chance, kind="stable")
+        hopeful = [int(a) for a in order[:ASKS] if chance[a] > 0]
         if not hopeful:
-            hopeful = np.flatnonzero(asks).tolist()
-        declares = np.flatnonzero(legal[game.num_asks:game.name_base]).tolist()
-        return hopeful + [game.declare_base + h for h in declares]
+            hopeful = np.flatnonzero(asks).tolist()[:ASKS]
+        live = [h for h in range(NUM_HALF_SUITS)
+                if view.live >> h & 1 and legal[game.declare_base + h]]
+        claims = sorted(live, key=beliefs.claim_chance, reverse=True)[:CLAIMS]
+        return hopeful + [game.declare_base + h for h in claims
+                          if beliefs.claim_chance(h) >= CLAIM_FLOOR]
 
     def key(self, view: LiteratureView) -> Hashable:
         return (view.raw, view.hand, view.sizes, view.claim_half, view.claim_names, view.turn,

@@ -185,11 +185,16 @@ def match_chances(lives) -> list[float]:
 
 
 class ThirtyOneSearchAgent(SearchAgent):
-    """IS-MCTS (see ``card_envs.core.search``) over worlds sampled from the view; budget: the
-    simulations per decision (each: one sampled world, one tree walk, one playout with
-    ``expected_value`` to the end of the round, valued by ``match_chances``)."""
+    """Determinized search (``PIMC`` of ``card_envs.core.search``) over worlds sampled from the
+    view; budget: playouts per decision (one candidate move on one sampled world, then
+    ``expected_value`` for every seat to the end of the round, valued by ``match_chances``).
+    It keeps ``expected_value``'s move unless another beats it by more than one standard error
+    on the same worlds."""
 
     default_budget = 200
+    method = "pimc"
+    margin = 1.0
+    built_hands = True  # sample other hands as built by play (False: uniformly)
 
     def default_rollout(self) -> Agent:
         from card_envs.thirty_one.agents import ExpectedValueAgent  # agents.py imports us
@@ -197,7 +202,7 @@ class ThirtyOneSearchAgent(SearchAgent):
         return ExpectedValueAgent(self.game)
 
     def sample_world(self, view: ThirtyOneView, rng: np.random.Generator) -> ThirtyOneState:
-        return sample_world(self.game, view, rng, ev_knock_level)
+        return sample_world(self.game, view, rng, ev_knock_level if self.built_hands else None)
 
     def key(self, view: ThirtyOneView) -> Hashable:
         return (tuple(view.hand), view.drawn, view.top, view.phase, view.knocker, view.rounds,
