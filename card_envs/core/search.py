@@ -1,31 +1,39 @@
-"""Search agents: information-set Monte Carlo tree search over worlds sampled from one view.
+"""Search agents: determinized search over worlds sampled from one seat's view.
 
-A search agent never reads the real state. Each *simulation* of a move:
+A search agent never reads the real state. It asks its game for *worlds*: full states
+consistent with everything the searching seat's view says, every card it cannot see redrawn
+(the game's ``sample_world(view, rng)``), and plays moves out in them through the ``Game``
+protocol (``legal_mask``, ``apply``, ``payoffs``, ``copy``). Every other seat, and the searching
+seat after the move searched, is played by a *rollout policy*: any Agent, acting on its own
+view of the sampled world (a rule agent, or a trained model). A playout stops when the game
+ends, when the game's ``leaf_value`` gives per-seat values (e.g. at the end of a round), or
+after ``max_rollout_steps``. Values are per seat, so any number of players works, and teams
+need nothing more (each seat's payoff already is its team's result).
 
-1. samples a world: a full ``State`` consistent with everything the searching seat's view
-   says (the game's ``sample_world(view, rng)``; every hidden card redrawn);
-2. walks down a tree of the searching seat's information sets (UCT, see below), playing the
-   tree's action in that world whenever it is the searching seat's turn and the *opponent
-   model* (any Agent, acting on its own view of the sampled world) for every other seat;
-3. adds one node, plays the world out with the rollout policy (any Agent, for every seat)
-   until the game ends, the game's ``leaf_value`` gives a value, or ``max_rollout_steps``;
-4. backs up the payoff of every seat (teams: each seat's payoff already says the team's
-   result) along the path.
+Two algorithms, both budgeted in playouts per decision:
 
-The tree is that of the searching seat (in the spirit of POMCP, and of single-observer IS-MCTS
-with the other seats' moves left to a model): a node is one of its decisions, identified by
-the actions it took and by ``key(view)``, a summary of what it saw by then (its hand, the card
-it drew, ...), so a decision is never shared between worlds the seat can tell apart, and two
-decisions in a row by the same seat (a draw then a placement, a claim named card by card) are
-simply consecutive nodes. An action is scored by the mean payoff of the searching seat,
-scaled to [0, 1] with the game's payoff bounds; the selection rule is UCB1 with *availability*
-counts (how often the action was legal when its node was visited: actions legal only in some
-worlds are not penalised for the others). With ``tree="all"`` every seat's decisions are tree
-nodes (each seat maximises its own payoff, single-observer IS-MCTS) instead of played by the
-model. The move chosen is the root action visited most (ties: the higher mean).
+``PIMC`` (perfect-information Monte Carlo, what the games' agents use): the candidate moves
+are played out on the *same* worlds with the *same* playout randomness (common random
+numbers, so that moves are compared pair by pair), with sequential halving dropping the worse
+half after each round. Given a *base* policy (a sound rule agent) it keeps the base's move
+unless the best other move beats it on the same worlds by more than ``margin`` standard errors
+of the mean paired difference: sampled worlds and modelled opponents are only approximations,
+so the search departs from a sound move only where the evidence is clear.
 
-The budget is the number of simulations per move; a decision with a single legal action
-takes none.
+``ISMCTS`` (information-set MCTS): a tree of the searching seat's decisions (in the spirit of
+POMCP, and of single-observer IS-MCTS with the other seats' moves left to a model), a world
+sampled per simulation. A node is one of its decisions, identified by the actions it took and
+by ``key(view)``, a summary of what it saw by then (its hand, the card it drew, ...), so a
+decision is never shared between worlds the seat can tell apart, and two decisions in a row
+by the same seat (a draw then a placement, a claim named card by card) are simply consecutive
+nodes. Selection is UCB1 on the searching seat's mean payoff scaled to [0, 1], with
+*availability* counts (how often the action was legal when its node was visited); one node is
+added per simulation, then the rollout policy plays on. With ``tree="all"`` every seat's
+decisions are nodes (each seat maximising its own payoff). The move chosen is the root action
+visited most.
+
+A decision with a single legal action, or one the game's agent answers by rule
+(``SearchAgent.shortcut``), takes no search.
 """
 
 from __future__ import annotations
@@ -39,8 +47,22 @@ import numpy as np
 from card_envs.core.agents import Agent, BaseAgent
 from card_envs.core.game import Game, State, View, check_choice
 
-# (world, root view) -> per-seat values to stop the playout with, or None to go on
+# (world, root view) -> per-seat values to stop the playout with, or None to go on; it is also
+# asked at the game's end (None there: the game's payoffs)
 LeafValue = Callable[[State, View], "np.ndarray | None"]
+
+
+def _stop_value(game: Game, leaf_value: LeafValue | None, s: State,
+                view: View) -> np.ndarray | None:
+    """The per-seat values to stop with in world ``s``: ``leaf_value``'s, else the payoffs once
+    the game is over, else None."""
+    if leaf_value is not None:
+        values = leaf_value(s, view)
+        if values is not None:
+            return values
+    if s.terminal or s.truncated:
+        return game.payoffs(s)
+    return None
 
 
 class _Edge:
@@ -211,10 +233,8 @@ class ISMCTS:
         return best, edges[best], False
 
     def _leaf(self, s: State, view: View) -> np.ndarray | None:
-        """The values to stop with in world ``s`` (the game is over, or ``leaf_value`` says)."""
-        if s.terminal or s.truncated:
-            return self.game.payoffs(s)
-        return self.leaf_value(s, view) if self.leaf_value is not None else None
+        """The values to stop with in world ``s`` (see ``_stop_value``)."""
+        return _stop_value(self.game, self.leaf_value, s, view)
 
     def _advance(self, s: State, me: int, view: View, rng: np.random.Generator) -> Any:
         """Let the opponent model play until ``me`` is to act; values if the playout ended."""
@@ -323,25 +343,24 @@ class PIMC:
         game, policy = self.game, self.rollout
         game.apply(s, action, rng)
         for _ in range(self.max_rollout_steps):
-            if s.terminal or s.truncated:
-                return game.payoffs(s)
-            if self.leaf_value is not None:
-                values = self.leaf_value(s, view)
-                if values is not None:
-                    return values
+            values = _stop_value(game, self.leaf_value, s, view)
+            if values is not None:
+                return values
             game.apply(s, policy.act(game.view(s, s.player), rng), rng)
         return game.payoffs(s)
 
 
 class SearchAgent(BaseAgent):
-    """An agent that picks each move by ``ISMCTS``; games subclass it with their world sampler.
+    """An agent that picks each move by ``PIMC`` or ``ISMCTS`` (``method``); games subclass it
+    with their world sampler.
 
     Subclasses implement ``sample_world(view, rng)`` and ``default_rollout()`` (the rollout
-    policy unless one is given) and set ``default_budget`` (simulations per move); they may
-    override
-    ``key``, ``leaf_value`` and ``candidates`` (see ``ISMCTS``) and ``shortcut`` (a move
-    that needs no search, or None). ``rollout`` and ``opponents`` take any Agent (a trained
-    policy, say) instead of the defaults.
+    policy unless one is given) and set ``default_budget`` (playouts per decision) and
+    ``method``; with ``method = "pimc"``, a ``margin`` keeps ``base_policy()``'s move (default:
+    the rollout policy's) unless clearly beaten (None: no base). They may override ``key``,
+    ``leaf_value`` and ``candidates`` (see ``ISMCTS``) and ``shortcut`` (a move that needs no
+    search, or None). ``rollout`` and ``opponents`` (ISMCTS's model of the other seats) take
+    any Agent, a trained policy say, instead of the defaults.
     """
 
     name = "ismcts"
@@ -350,7 +369,7 @@ class SearchAgent(BaseAgent):
     tree = "self"
     exploration = 0.7
     method = "ismcts"
-    margin: float | None = None  # PIMC: keep the rollout policy's move unless beaten by this
+    margin: float | None = None  # PIMC: keep the base policy's move unless beaten by this
 
     def __init__(self, game: Game, budget: int | None = None, rollout: Agent | None = None,
                  opponents: Agent | None = None):
@@ -360,12 +379,12 @@ class SearchAgent(BaseAgent):
             raise ValueError(f"budget={budget!r} is not valid; it must be a positive integer")
         self.rollout = rollout if rollout is not None else self.default_rollout()
         if self.method == "pimc":
-            self.mcts = PIMC(game, self.sample_world, self.rollout, self.budget,
-                             leaf_value=self.leaf_value, candidates=self.candidates,
-                             base=self.rollout if self.margin is not None else None,
-                             margin=self.margin or 0.0)
+            self.searcher = PIMC(game, self.sample_world, self.rollout, self.budget,
+                                 leaf_value=self.leaf_value, candidates=self.candidates,
+                                 base=self.base_policy() if self.margin is not None else None,
+                                 margin=self.margin or 0.0)
         else:
-            self.mcts = ISMCTS(
+            self.searcher = ISMCTS(
                 game, self.sample_world, self.rollout, self.budget, opponents=opponents,
                 exploration=self.exploration, tree=self.tree, key=self.key,
                 leaf_value=self.leaf_value, candidates=self.candidates,
@@ -378,6 +397,10 @@ class SearchAgent(BaseAgent):
     def default_rollout(self) -> Agent:
         """The rollout policy when none is given (the game's fast rule agent)."""
         raise NotImplementedError
+
+    def base_policy(self) -> Agent:
+        """PIMC's move to keep unless clearly beaten (default: the rollout policy)."""
+        return self.rollout
 
     def shortcut(self, view: View) -> int | None:
         """A move to make without searching, or None."""
@@ -394,10 +417,10 @@ class SearchAgent(BaseAgent):
         move = self.shortcut(view)
         if move is not None:
             return move
-        return self.mcts.search(view, rng).best()
+        return self.searcher.search(view, rng).best()
 
     def reset(self) -> None:
-        for agent in (self.rollout, getattr(self.mcts, "opponents", None)):
+        for agent in (self.rollout, getattr(self.searcher, "opponents", None)):
             if agent is not None and hasattr(agent, "reset"):
                 agent.reset()
 

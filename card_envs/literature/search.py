@@ -1,4 +1,4 @@
-"""The Literature search agent: IS-MCTS over worlds sampled from the seat's knowledge tables.
+"""The Literature search agent: determinized search (PIMC) over worlds sampled from its tables.
 
 **Hands.** A world gives every other seat a hand that agrees with everything the view's tables
 say: the cards the seat is known to hold, none it is known to lack, at least its least count of
@@ -18,11 +18,14 @@ can tell); all closed under the knowledge engine's rules. Every fact is true of 
 hands, so the tables stay sound; the other players know a little more about third seats and
 less about the searching seat than they really do.
 
-The tree considers the asks that can succeed (the asked opponent is not known to lack the card;
-all legal asks when none can) and the declarations; a claim's naming steps name a teammate not
-known to lack the card. A half-suit the view proves is claimed at once, and a card whose holder
-the view proves is named at once, without search (what the ``heuristic`` does). Playouts use the
-``heuristic`` for every seat to the end of the game.
+The search compares the likeliest asks (by the ``heuristic``'s beliefs; all legal asks when
+none can succeed) and, where declarations are played, the claims likeliest to be named right; a
+claim's naming steps name a teammate not known to lack the card. A half-suit the view proves is
+claimed at once, a card whose holder the view proves is named at once, and a card an opponent is
+known to hold is asked for at once, without search (what the ``heuristic`` does). Playouts use
+the ``heuristic`` for every seat to the end of the game, valued half by the result and half by
+the half-suit margin (less noisy, and it goes with the result); the ``heuristic``'s move is kept
+unless another beats it by more than two standard errors on the same worlds.
 """
 
 from __future__ import annotations
@@ -46,6 +49,7 @@ GREEDY_TRIES = 50  # randomized fills before the exhaustive search
 ASKS = 4  # the likeliest asks the search compares
 CLAIMS = 2  # and the claims likeliest to be named right,
 CLAIM_FLOOR = 0.2  # if at least this likely
+MARGIN_WEIGHT = 0.5  # a playout's value: this much half-suit margin (/ 8), the rest the result
 
 
 class Deals:
@@ -281,13 +285,15 @@ def _knowledge(game: Literature, view: LiteratureView, hands: list[int]):
 
 
 class LiteratureSearchAgent(SearchAgent):
-    """IS-MCTS (see ``card_envs.core.search``) over worlds sampled from the knowledge tables;
-    budget: the simulations per decision (each: one sampled world, one tree walk, one playout
-    with the ``heuristic`` to the end of the game)."""
+    """Determinized search (``PIMC`` of ``card_envs.core.search``) over worlds sampled from the
+    knowledge tables; budget: playouts per decision (one candidate move on one sampled world,
+    then the ``heuristic`` for every seat to the end of the game, valued half by the result and
+    half by the half-suit margin). It keeps the ``heuristic``'s move unless another beats it by
+    more than two standard errors on the same worlds."""
 
     default_budget = 48
     method = "pimc"
-    margin = 1.0
+    margin = 2.0
 
     def __init__(self, game: Literature, budget: int | None = None,
                  rollout: Agent | None = None, opponents: Agent | None = None):
@@ -322,6 +328,12 @@ class LiteratureSearchAgent(SearchAgent):
                 view.player, view.num_players, view.live)
             if proven:
                 return game.declare_base + proven[0][0]
+        # an ask for a card the asked player is known to hold cannot fail (the heuristic makes
+        # such an ask first too)
+        asks = view.legal[:game.num_asks]
+        sure = np.flatnonzero(view.holds()[view.opponents()].ravel() * asks)
+        if len(sure):
+            return int(sure[0])
         return None
 
     def candidates(self, view: LiteratureView) -> list[int]:
@@ -341,11 +353,21 @@ class LiteratureSearchAgent(SearchAgent):
         hopeful = [int(a) for a in order[:ASKS] if chance[a] > 0]
         if not hopeful:
             hopeful = np.flatnonzero(asks).tolist()[:ASKS]
+        if game.original:  # no declarations: the claims make themselves
+            return hopeful
         live = [h for h in range(NUM_HALF_SUITS)
                 if view.live >> h & 1 and legal[game.declare_base + h]]
         claims = sorted(live, key=beliefs.claim_chance, reverse=True)[:CLAIMS]
         return hopeful + [game.declare_base + h for h in claims
                           if beliefs.claim_chance(h) >= CLAIM_FLOOR]
+
+    def leaf_value(self, s: LiteratureState, root: LiteratureView) -> np.ndarray | None:
+        if not s.done:
+            return None
+        # the result, blended with the half-suit margin (far less noisy, and it goes with it)
+        margin = np.array([s.score[p % 2] - s.score[1 - p % 2]
+                           for p in range(self.game.num_players)]) / NUM_HALF_SUITS
+        return (1.0 - MARGIN_WEIGHT) * self.game.payoffs(s) + MARGIN_WEIGHT * margin
 
     def key(self, view: LiteratureView) -> Hashable:
         return (view.raw, view.hand, view.sizes, view.claim_half, view.claim_names, view.turn,

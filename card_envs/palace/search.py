@@ -1,4 +1,4 @@
-"""The Palace search agent: IS-MCTS over worlds sampled from the seat's view.
+"""The Palace search agent: determinized search (PIMC) over worlds sampled from the seat's view.
 
 A world keeps everything the view shows (the seat's hand, every face-up card, the cards
 publicly known to be in each hand, the pile's counts, top and run, the cards out of the game,
@@ -7,10 +7,11 @@ cannot see: the rest of each other hand, every face-down card (its own included)
 pile in a random order. The pile's order below its top run is not kept (the rules read only
 its counts, top and run).
 
-The tree considers the distinct plays the ``heuristic`` compares (every copy or one copy of
+The search compares the distinct plays the ``heuristic`` compares (every copy or one copy of
 each playable rank, a face-up card, blind, picking up); playouts use ``lowest_first`` for every
-seat to the end of the game. The swap phase (``swap_phase=True``) is played by the
-``heuristic``'s swap rule, without search.
+seat to the end of the game. It keeps the ``heuristic``'s rule play (its move without its own
+sampling) unless another play beats it by more than one standard error on the same worlds. The
+swap phase (``swap_phase=True``) is played by the ``heuristic``'s swap rule, without search.
 """
 
 from __future__ import annotations
@@ -78,26 +79,36 @@ def pile_order(view: PalaceView) -> list[int]:
 
 
 class PalaceSearchAgent(SearchAgent):
-    """IS-MCTS (see ``card_envs.core.search``) over worlds sampled from the view; budget: the
-    simulations per decision (each: one sampled world, one tree walk, one playout with
-    ``lowest_first`` to the end of the game)."""
+    """Determinized search (``PIMC`` of ``card_envs.core.search``) over worlds sampled from the
+    view; budget: playouts per decision (one candidate play on one sampled world, then
+    ``lowest_first`` for every seat to the end of the game). It keeps the ``heuristic``'s rule
+    play unless another beats it by more than one standard error on the same worlds."""
 
     default_budget = 100
+    method = "pimc"
+    margin = 1.0
+    rule_rollouts = False  # playouts by the heuristic's rule play instead of lowest_first
 
     def __init__(self, game: Palace, budget: int | None = None, rollout: Agent | None = None,
                  opponents: Agent | None = None):
         from card_envs.palace.agents import HeuristicAgent  # agents.py imports this module
 
         self._rule = HeuristicAgent(game)
+        self._rule.samples = 0  # its rule play without its own search: the base of ours
         super().__init__(game, budget, rollout, opponents)
 
     def default_rollout(self) -> Agent:
         from card_envs.palace.agents import LowestFirstAgent
 
+        if self.rule_rollouts:
+            return self._rule
         return LowestFirstAgent(self.game)
 
     def sample_world(self, view: PalaceView, rng: np.random.Generator) -> PalaceState:
         return sample_world(self.game, view, rng)
+
+    def base_policy(self) -> Agent:
+        return self._rule
 
     def shortcut(self, view: PalaceView) -> int | None:
         if view.swapping:
