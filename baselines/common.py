@@ -58,8 +58,10 @@ def game_config(name: str) -> dict[str, Any]:
     }
 
 
-def hyperparams(algo: str, env_name: str, budget: str) -> dict[str, Any]:
-    """The algorithm's hyperparameters for an env: the ``default`` block, then the env's own.
+def hyperparams(algo: str, env_name: str, budget: str, setting: str | None = None
+                ) -> dict[str, Any]:
+    """The algorithm's hyperparameters for a setting: the ``default`` block, then the env's
+    own, then the setting's own (when a variant has a block of its name).
 
     Budget-dependent entries (``{quick: ..., full: ...}``) are resolved for ``budget``.
     """
@@ -67,6 +69,8 @@ def hyperparams(algo: str, env_name: str, budget: str) -> dict[str, Any]:
         raise ValueError(f"unknown algorithm {algo!r}; choose one of {', '.join(ALGOS)}")
     table = load_yaml(f"{algo}.yaml")
     merged = {**table.get("default", {}), **table.get(env_name, {})}
+    if setting is not None and setting != env_name:
+        merged.update(table.get(setting, {}))
     out = {}
     for key, value in merged.items():
         if isinstance(value, dict) and set(value) <= set(BUDGETS) and value:

@@ -127,7 +127,10 @@ def test_train_save_load_evaluate(tmp_path, setting, algo, capsys):
     ):
         assert (run.path / name).exists(), name
     meta = json.loads((run.path / "model.json").read_text())
-    assert meta["algo"] == algo and meta["timesteps"] >= 300
+    # the final model is the best checkpoint, kept from a run that trained the whole budget
+    assert meta["algo"] == algo and meta["trained_timesteps"] >= 300
+    assert meta["timesteps"] == meta["selection"]["timesteps"] <= meta["trained_timesteps"]
+    assert isinstance(meta["deterministic"], bool)
     results = json.loads((run.path / "eval.json").read_text())["results"]
     assert [r["opponent"] for r in results] == run.config["eval_opponents"]
     env_name = run.config["env"]
@@ -177,18 +180,81 @@ def test_resume_after_an_interruption_continues_the_step_count(tmp_path, algo):
     curve = Run(path).curve()
     steps = [row["timesteps"] for row in curve]
     assert steps == sorted(steps) and steps[-1] >= 2500
-    final = json.loads((path / "model.json").read_text())["timesteps"]
-    assert 2500 <= final < 2500 + 2 * 512
+    final = json.loads((path / "model.json").read_text())
+    assert 2500 <= final["trained_timesteps"] < 2500 + 2 * 512
+    assert final["timesteps"] in steps, "the kept checkpoint is one of the curve's"
     assert json.loads((path / "config.json").read_text())["timesteps"] == 2500
 
 
-def test_self_play_keeps_a_king(tmp_path):
+def test_self_play_pool_takes_a_new_snapshot_at_every_checkpoint(tmp_path):
     run = _train(
-        tmp_path, "simple_tricks_v0", "maskable_ppo", "--opponent", "self", "--mix", "heuristic:0.5"
+        tmp_path, "simple_tricks_v0", "maskable_ppo", "--opponent", "self",
+        "--mix", "heuristic:0.5",
+        "--hp", "n_steps=64", "--hp", "batch_size=32",  # a checkpoint every rollout of 128
     )
-    assert (run.path / "checkpoints" / "king.pt").exists()
-    assert "king_reign" in run.curve()[0]
+    assert (run.path / "checkpoints" / "pool.pt").exists()
+    curve = run.curve()
+    assert [row["pool_version"] for row in curve] == list(range(1, len(curve) + 1))
+    assert all("pool_payoff" in row for row in curve)
     assert run.config["opponent"] == "self" and run.config["mix"] == "heuristic:0.5"
+    pool = th.load(run.path / "checkpoints" / "pool.pt", weights_only=False)
+    first, last = pool["members"][0], pool["members"][-1]
+    assert any(not th.equal(first[k], last[k]) for k in first), "the pool's snapshots differ"
+
+
+def _ppo(env_name="simple_tricks_v0", **env_kwargs):
+    from sb3_contrib import MaskablePPO
+
+    env = load_spec(env_name).factories()[2](**env_kwargs)
+    return MaskablePPO("MlpPolicy", env, seed=0, device="cpu", n_steps=64, batch_size=32)
+
+
+def test_pool_opponents_draw_new_snapshots_and_the_rule_agent():
+    from baselines.selfplay import PoolOpponent, SnapshotPool
+
+    model = _ppo()
+    spec, game, encoder = load_spec("simple_tricks_v0"), model.env.envs[0].unwrapped.game, None
+    encoder = spec.encoders["default"](game)
+    pool = SnapshotPool(spec, game, encoder, "maskable_ppo", size=2)
+    pool.add(model.policy)
+    opponent = PoolOpponent(pool, "heuristic", 0.3, seed=0)
+    seen_versions, rule_games = set(), 0
+    for _ in range(3):
+        model.learn(64)
+        pool.add(model.policy)
+        for _ in range(20):
+            opponent.reset()
+            if opponent.current is opponent.rule:
+                rule_games += 1
+            else:
+                seen_versions.add(opponent.version)
+    assert pool.added == 4 and len(pool.members) == 2
+    assert seen_versions == {2, 3, 4} and 0 < rule_games < 60
+    a, b = (m.state_dict() for m in pool.members)
+    assert any(not th.equal(a[k], b[k]) for k in a)
+
+
+def test_teammates_play_the_learners_current_weights(tmp_path):
+    from baselines.train import Trainer, build_config, parser
+
+    args = parser().parse_args(["--env", "literature_v0-original", "--n-envs", "1",
+                                "--runs", str(tmp_path), "--budget", "quick"])
+    run = Run.create(tmp_path, build_config(args), "test")
+    trainer = Trainer(run)
+    env = trainer.env.envs[0].unwrapped
+    teammate = env.opponents[1]  # relative seats: +1 opponent, +2 teammate, +3 opponent
+    assert teammate.name == "learner" and trainer.learner.policy is trainer.model.policy
+    game, rng = env.game, np.random.default_rng(0)
+    s = game.init(rng)
+    view = game.view(s, s.player)
+    before = [teammate.act(view, np.random.default_rng(k)) for k in range(20)]
+    with th.no_grad():  # the learner changes: only one legal action keeps any probability
+        for p in trainer.model.policy.action_net.parameters():
+            p.zero_()
+        target = int(np.flatnonzero(view.legal)[-1])
+        trainer.model.policy.action_net.bias[target] = 50.0
+    after = [teammate.act(view, np.random.default_rng(k)) for k in range(20)]
+    assert after == [target] * 20 and before != after
 
 
 def test_bad_arguments_are_reported(tmp_path, capsys):
@@ -260,10 +326,14 @@ def test_reproduce_quick_writes_a_table_and_collect_rebuilds_it(tmp_path, capsys
     argv = ["--budget", "quick", "--settings", "simple_tricks_v0", "--runs", str(tmp_path / "r")]
     assert reproduce.main([*argv, "--out", str(out)]) == 0
     text = out.read_text()
-    assert "## `simple_tricks_v0`" in text and "| MaskablePPO | `first_play` | 1 x 200 |" in text
-    assert "| DQN (masked) | `random` | 1 x 200 |" in text
-    assert "Targets (set for the full budget" in text
+    assert "## `simple_tricks_v0`" in text
+    assert "| MaskablePPO | 1 | `first_play` | 200 pairs |" in text
+    assert "| DQN (masked) | 1 | `random` | 200 pairs |" in text
+    assert "| rule agent `heuristic` | `first_play` | 200 pairs |" in text
+    assert "Targets for the shipped model" in text
     assert (tmp_path / "simple_tricks_v0.png").exists()
+    printed = capsys.readouterr().out
+    assert "== simple_tricks_v0" in printed and "rule agent heuristic (same deals)" in printed
     again = tmp_path / "again.md"
     assert reproduce.main([*argv, "--collect", "--out", str(again)]) == 0
     table = [line for line in text.split("\n") if line.startswith("| ")]
@@ -278,6 +348,28 @@ def test_reproduce_quick_writes_a_table_and_collect_rebuilds_it(tmp_path, capsys
         new = page.read_text()
         assert new.count(reproduce.game_page_block(section)) == 1
         assert new.index("## Trained baselines") < new.index("## Version history")
+
+
+def test_reproduce_of_some_settings_keeps_the_others(tmp_path, monkeypatch):
+    import shutil
+
+    from baselines import reproduce
+
+    root = tmp_path / "root"
+    shutil.copytree(reproduce.ROOT / "docs" / "games", root / "docs" / "games")
+    monkeypatch.setattr(reproduce, "ROOT", root)
+    monkeypatch.setattr(reproduce, "RESULTS", root / "docs" / "baselines.json")
+    for setting in ("simple_tricks_v0", "ninety_eight_cards_v0-original"):
+        runs = str(tmp_path / setting)
+        quick = ["--budget", "quick", "--settings", setting, "--runs", runs]
+        assert reproduce.main([*quick, "--out", str(tmp_path / f"{setting}.md")]) == 0
+        assert reproduce.main(["--budget", "full", "--collect", "--settings", setting,
+                               "--runs", runs]) == 0
+    text = (root / "docs" / "baselines.md").read_text()
+    assert "## `simple_tricks_v0`" in text and "## `ninety_eight_cards_v0-original`" in text
+    saved = json.loads((root / "docs" / "baselines.json").read_text())["settings"]
+    assert set(saved) == {"simple_tricks_v0", "ninety_eight_cards_v0-original"}
+    assert "## `simple_tricks_v0`" in (root / "docs" / "games" / "simple_tricks.md").read_text()
 
 
 def test_ppo_policy_agent_picks_the_masked_distributions_mode():
