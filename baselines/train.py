@@ -89,10 +89,22 @@ def build_config(args: argparse.Namespace) -> dict[str, Any]:
         "team": gcfg["team"],
         "shaping": gcfg.get("shaping"),
         "select": gcfg.get("select"),
+        "pretrain": parse_pretrain(args.pretrain) if args.pretrain else gcfg.get("pretrain"),
         "targets": gcfg.get("targets", []),
         **settings,
         "hyperparams": hp,
     }
+
+
+def parse_pretrain(text: str) -> dict[str, Any]:
+    """``"heuristic,20000,10"`` -> {agent: heuristic, decisions: 20000, epochs: 10}."""
+    parts = text.split(",")
+    if len(parts) not in (2, 3) or not all(x.isdigit() for x in parts[1:]):
+        raise ValueError(f"--pretrain takes AGENT,DECISIONS[,EPOCHS], got {text!r}")
+    out: dict[str, Any] = {"agent": parts[0], "decisions": int(parts[1])}
+    if len(parts) == 3:
+        out["epochs"] = int(parts[2])
+    return out
 
 
 class Trainer:
@@ -166,6 +178,8 @@ class Trainer:
         else:
             policy, hp = policy_and_hyperparams(cfg)
             model = cls(policy, self.env, seed=cfg["seed"], device="cpu", verbose=0, **hp)
+            if cfg.get("pretrain") and cfg["algo"] == "maskable_ppo":
+                self._imitate(model)
         self.learner.policy = model.policy
         if self.pool is not None:
             saved = self.run.path / "checkpoints" / "pool.pt"
@@ -174,6 +188,22 @@ class Trainer:
             else:
                 self.pool.add(model.policy)  # a stand-in until the first checkpoint
         return model
+
+    def _imitate(self, model) -> None:
+        """Fit the fresh policy to the ``pretrain`` agent's play (baselines/imitation.py)."""
+        from baselines.imitation import collect, fit
+
+        pre, cfg = self.cfg["pretrain"], self.cfg
+        started = time.time()
+        self.learner.policy = model.policy  # teammates of the imitator are the learner
+        data = collect(self.env.envs[0], pre["agent"], pre["decisions"],
+                       cfg["hyperparams"].get("gamma", 0.99), seed=cfg["seed"] + 1)
+        stats = fit(model.policy, data, pre.get("epochs", 10), seed=cfg["seed"])
+        stats.update(agent=pre["agent"], seconds=round(time.time() - started, 1))
+        write_json(self.run.path / "pretrain.json", stats)
+        print(f"[{cfg['setting']} {cfg['algo']} seed {cfg['seed']}] imitated {pre['agent']} on "
+              f"{stats['decisions']:,} decisions: it agrees on {stats['accuracy']:.1%} of them "
+              f"({stats['seconds']:.0f} s)", flush=True)
 
 
 def policy_and_hyperparams(cfg: dict[str, Any]) -> tuple[Any, dict[str, Any]]:
@@ -497,6 +527,9 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("--hp", action="append", metavar="KEY=VALUE",
                    help="override a hyperparameter of configs/<algo>.yaml (a YAML value), "
                         "e.g. --hp learning_rate=1e-4 --hp policy=per_action")
+    p.add_argument("--pretrain", metavar="AGENT,DECISIONS[,EPOCHS]",
+                   help="MaskablePPO: first imitate AGENT on DECISIONS decisions "
+                        "(baselines/imitation.py; default: the setting's pretrain)")
     p.add_argument("--runs", default="runs", help="folder for run folders")
     p.add_argument("--resume", metavar="RUN_DIR", help="continue an interrupted run")
     p.add_argument("--no-progress", action="store_true", help="no progress bar")

@@ -135,11 +135,14 @@ def test_train_save_load_evaluate(tmp_path, setting, algo, capsys):
     assert [r["opponent"] for r in results] == run.config["eval_opponents"]
     env_name = run.config["env"]
     model = f"{run.path / 'model.zip'}"
-    assert evaluate_cli.main([model, "--env", env_name, "--games", "4"]) == 0
-    assert "model:model: win" in capsys.readouterr().out
-    # the saved model is usable as an opponent in the Gymnasium view and in card-envs evaluate
     gym_env = load_spec(env_name).factories()[2]
     env = gym_env(**run.config["env_kwargs"], opponent=f"model:{model}")
+    assert evaluate_cli.main([model, "--env", env_name, "--games", "4"]) == 0
+    printed = capsys.readouterr().out
+    assert "model:model: win" in printed
+    # duplicate deals exactly where the setting evaluates with them (Thirty-One: plain matches)
+    assert ("4 pairs" in printed) == (run.config["duplicate"] and env.game.num_players == 2)
+    # the saved model is usable as an opponent in the Gymnasium view and in card-envs evaluate
     env.reset(seed=0)
     args = [f"--set={k}={v}" for k, v in run.config["env_kwargs"].items()]
     rivals = ["random"] if env.game.num_players > 1 else []
