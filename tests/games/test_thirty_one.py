@@ -402,6 +402,16 @@ def test_original_reward_is_paid_at_every_rounds_end():
     assert game.payoffs(s).tolist() == [-0.5, 1.0, -0.5]
 
 
+def test_original_reward_of_a_revival_round_counts_the_revived_life():
+    # source 001's engine pays the round reward after reviving everyone to 1 life
+    game = ThirtyOne(num_players=2, reward="original")
+    s = game.deal([[0, 1, 2], [13, 14, 15]], lives=[1, 1])
+    (rewards,) = play(game, s, KNOCK)
+    assert s.showdown.revived and s.lives == [1, 1]
+    # both hold 9 (tied lowest): knocker -5, the other -2; then -0.3 * (3 - 1) and +0.5
+    assert rewards.tolist() == pytest.approx([-5.1, -2.1])
+
+
 def test_default_reward_is_paid_only_at_the_end():
     game = ThirtyOne(num_players=2)
     s = game.deal([H18, H22], lives=[3, 3])
