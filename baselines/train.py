@@ -41,7 +41,7 @@ from baselines.common import (
     write_csv,
 )
 from baselines.selfplay import LearnerTeammate, LiveLearner, PoolOpponent, SnapshotPool, parse_mix
-from baselines.shaping import PotentialShaping
+from baselines.shaping import PotentialShaping, ResultBonus
 from card_envs.core.agents import make_agent
 from card_envs.registry import load_spec
 from card_envs.rl.policy_agent import ALGOS, PolicyAgent, algo_class, save_model, write_json
@@ -67,6 +67,11 @@ def build_config(args: argparse.Namespace) -> dict[str, Any]:
     opponent = args.opponent or gcfg["opponent"]
     if isinstance(opponent, list):
         opponent = ",".join(opponent)
+    for item in args.env_arg or []:
+        key, sep, text = item.partition("=")
+        if not sep:
+            raise ValueError(f"--env-arg takes KEY=VALUE, got {item!r}")
+        gcfg["env_kwargs"] = {**gcfg["env_kwargs"], key: yaml.safe_load(text)}
     spec, game = spec_and_game(gcfg["env"], gcfg["env_kwargs"])
     if opponent == "self" and game.num_players == 1:
         raise ValueError(f"{spec.env_name} has one player: there is no self-play")
@@ -87,13 +92,26 @@ def build_config(args: argparse.Namespace) -> dict[str, Any]:
         "eval_opponents": gcfg["eval_opponents"],
         "duplicate": gcfg["duplicate"],
         "team": gcfg["team"],
-        "shaping": gcfg.get("shaping"),
+        "shaping": parse_shaping(args.shaping) if args.shaping else gcfg.get("shaping"),
         "select": gcfg.get("select"),
         "pretrain": parse_pretrain(args.pretrain) if args.pretrain else gcfg.get("pretrain"),
+        "result_bonus": args.result_bonus if args.result_bonus is not None
+        else gcfg.get("result_bonus"),
         "targets": gcfg.get("targets", []),
         **settings,
         "hyperparams": hp,
     }
+
+
+def parse_shaping(text: str) -> dict[str, Any] | None:
+    """``"lives_lead:0.5"`` -> {potential: lives_lead, scale: 0.5}; ``"none"`` -> None."""
+    if text == "none":
+        return None
+    name, _, scale = text.partition(":")
+    try:
+        return {"potential": name, "scale": float(scale) if scale else 1.0}
+    except ValueError as err:
+        raise ValueError(f"--shaping takes POTENTIAL[:SCALE] or none, got {text!r}") from err
 
 
 def parse_pretrain(text: str) -> dict[str, Any]:
@@ -162,6 +180,8 @@ class Trainer:
             if shaping:
                 gamma = cfg["hyperparams"].get("gamma", 0.99)
                 env = PotentialShaping(env, shaping["potential"], shaping.get("scale", 1.0), gamma)
+            if cfg.get("result_bonus"):
+                env = ResultBonus(env, cfg["result_bonus"])
             return Monitor(env)  # episode returns and lengths for the logs and progress
 
         return make
@@ -527,6 +547,14 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("--hp", action="append", metavar="KEY=VALUE",
                    help="override a hyperparameter of configs/<algo>.yaml (a YAML value), "
                         "e.g. --hp learning_rate=1e-4 --hp policy=per_action")
+    p.add_argument("--env-arg", action="append", metavar="KEY=VALUE",
+                   help="a rules argument on top of the setting's env_kwargs (a YAML value)")
+    p.add_argument("--shaping", metavar="POTENTIAL[:SCALE]",
+                   help="potential-based reward shaping (baselines/shaping.py), or none "
+                        "(default: the setting's)")
+    p.add_argument("--result-bonus", dest="result_bonus", type=float, metavar="K",
+                   help="add K x the game's result to an episode's last reward (default: the "
+                        "setting's result_bonus)")
     p.add_argument("--pretrain", metavar="AGENT,DECISIONS[,EPOCHS]",
                    help="MaskablePPO: first imitate AGENT on DECISIONS decisions "
                         "(baselines/imitation.py; default: the setting's pretrain)")

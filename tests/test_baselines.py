@@ -396,3 +396,35 @@ def test_ppo_policy_agent_picks_the_masked_distributions_mode():
             a = agent.act(view, rng)
             assert a == int(dist.mode()[0]) and game.legal_mask(s)[a]
             game.apply(s, a, rng)
+
+
+def test_result_bonus_adds_the_match_result_to_the_last_reward_only():
+    from baselines.shaping import ResultBonus
+
+    gym_env = load_spec("thirty_one_v0").factories()[2]
+    plain = gym_env(num_players=2, reward="original", opponent="greedy", learner_seat=0)
+    bonus = ResultBonus(gym_env(num_players=2, reward="original", opponent="greedy",
+                                learner_seat=0), 10.0)
+    plain.reset(seed=3)
+    bonus.reset(seed=3)
+    rng = np.random.default_rng(0)
+    done = False
+    while not done:
+        action = int(rng.choice(np.flatnonzero(plain.action_masks())))
+        _, r_plain, term, trunc, info = plain.step(action)
+        _, r_bonus, *_ = bonus.step(action)
+        done = term or trunc
+        assert r_bonus == pytest.approx(r_plain + (10.0 * info["payoff"] if term else 0.0))
+    assert info["payoff"] in (-1.0, 1.0)
+
+
+def test_half_suit_lead_potential_is_my_teams_lead_in_eighths():
+    from baselines.shaping import POTENTIALS
+
+    spec = load_spec("literature_v0")
+    game = spec.make_game()
+    s = game.init(np.random.default_rng(0))
+    s.score = [3, 1]
+    phi = POTENTIALS["half_suit_lead"]
+    assert phi(game.view(s, 0)) == pytest.approx(2 / 8)
+    assert phi(game.view(s, 3)) == pytest.approx(-2 / 8)
