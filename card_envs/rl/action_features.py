@@ -18,10 +18,15 @@ from card_envs.core.game import Game
 
 
 class ActionFeatures(nn.Module):
-    """Base: ``num_actions`` actions, ``num_features`` facts each; ``forward(obs) -> (B, A, F)``."""
+    """Base: ``num_actions`` actions, ``num_features`` facts each; ``forward(obs) -> (B, A, F)``.
+
+    ``kinds`` (a buffer, one int per action, ``num_kinds`` in all) says which kind each action
+    is (Literature: ask, declare, name): the scorer gives each kind its own head.
+    """
 
     num_actions: int
     num_features: int
+    num_kinds: int = 1
 
     def __init__(self, game: Game, encoder: Encoder, encodings: tuple[str, ...] = ("default",)):
         super().__init__()
@@ -32,6 +37,7 @@ class ActionFeatures(nn.Module):
             )
         self.layout = encoder.layout
         self.num_actions = game.num_actions
+        self._index("kinds", [0] * game.num_actions)
 
     def piece(self, obs: th.Tensor, name: str, *shape: int) -> th.Tensor:
         """A named piece of the layout, as (B, *shape)."""
@@ -74,6 +80,9 @@ class LiteratureFeatures(ActionFeatures):
         self.n = n = game.num_players
         self.t = n // 2
         self.original = bool(game.original)
+        if not self.original:
+            self.num_kinds = 3
+            self._index("kinds", [0] * (self.t * 48) + [1] * 8 + [2] * self.t)
         self._index("opp_rows", [2 * j + 1 for j in range(self.t)])
         self._index("team_rows", [2 * j for j in range(self.t)])
         self._index("half_of", [c // 6 for c in range(48)])
@@ -165,6 +174,9 @@ class NinetyEightCardsFeatures(ActionFeatures):
     def __init__(self, game: Game, encoder: Encoder):
         super().__init__(game, encoder)
         self.standard = bool(game.standard)
+        if self.standard:
+            self.num_kinds = 2
+            self._index("kinds", [0] * 32 + [1])
         self._index("pile_of", [a // 8 for a in range(32)])
         self._index("slot_of", [a % 8 for a in range(32)])
         self.register_buffer("ascends", th.tensor([1.0 if a // 8 < 2 else 0.0

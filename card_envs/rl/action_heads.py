@@ -24,6 +24,7 @@ observation comes from; saved with the model, so ``load`` rebuilds the same netw
 
 from __future__ import annotations
 
+from functools import partial
 from typing import Any
 
 import torch as th
@@ -58,7 +59,8 @@ def _mlp(sizes: list[int], activation=nn.ReLU) -> nn.Sequential:
 
 
 class PerActionScorer(nn.Module):
-    """Observation (B, D) -> one score per action (B, A), from shared weights."""
+    """Observation (B, D) -> one score per action (B, A), from weights shared by every action
+    of a kind (one head per kind of action, e.g. Literature's asks, declarations, namings)."""
 
     def __init__(self, features: ActionFeatures, obs_size: int, body_arch: list[int],
                  head_arch: list[int]):
@@ -66,7 +68,10 @@ class PerActionScorer(nn.Module):
         self.features = features
         self.body = _mlp([obs_size, *body_arch])
         width = features.num_features + (body_arch[-1] if body_arch else 0)
-        self.head = nn.Sequential(_mlp([width, *head_arch]), nn.Linear(head_arch[-1], 1))
+        self.heads = nn.ModuleList(
+            nn.Sequential(_mlp([width, *head_arch]), nn.Linear(head_arch[-1], 1))
+            for _ in range(features.num_kinds)
+        )
         self.has_body = bool(body_arch)
 
     def forward(self, obs: th.Tensor) -> th.Tensor:
@@ -74,7 +79,11 @@ class PerActionScorer(nn.Module):
         if self.has_body:
             summary = self.body(obs)[:, None, :].expand(-1, facts.shape[1], -1)
             facts = th.cat([facts, summary], dim=2)
-        return self.head(facts).squeeze(2)
+        if len(self.heads) == 1:
+            return self.heads[0](facts).squeeze(2)
+        scores = th.cat([head(facts) for head in self.heads], dim=2)  # (B, A, kinds)
+        kinds = self.features.kinds[None, :, None].expand(scores.shape[0], -1, 1)
+        return scores.gather(2, kinds).squeeze(2)
 
 
 class _PerActionExtractor(nn.Module):
@@ -124,6 +133,11 @@ class PerActionMaskablePolicy(MaskableActorCriticPolicy):
         super()._build(lr_schedule)
         # the scores are the logits: no output layer on top (rebuild the optimizer without it)
         self.action_net = nn.Identity()
+        if self.ortho_init:
+            # as SB3 does for its action layer: small last weights, so the first policy is
+            # close to uniform over the legal actions (whatever kind each action is)
+            for head in self.mlp_extractor.scorer.heads:
+                head[-1].apply(partial(self.init_weights, gain=0.01))
         self.optimizer = self.optimizer_class(
             self.parameters(), lr=lr_schedule(1), **self.optimizer_kwargs
         )
