@@ -59,7 +59,7 @@ def build_config(args: argparse.Namespace) -> dict[str, Any]:
         key, sep, text = item.partition("=")
         if not sep:
             raise ValueError(f"--hp takes KEY=VALUE, got {item!r}")
-        hp[key] = yaml.safe_load(text)
+        hp[key] = _yaml_value(text)
     settings = {k: hp.pop(k) for k in SETTINGS if k in hp}
     for key in ("timesteps", "n_envs", "eval_freq", "eval_games", "final_games"):
         if getattr(args, key) is not None:
@@ -71,7 +71,7 @@ def build_config(args: argparse.Namespace) -> dict[str, Any]:
         key, sep, text = item.partition("=")
         if not sep:
             raise ValueError(f"--env-arg takes KEY=VALUE, got {item!r}")
-        gcfg["env_kwargs"] = {**gcfg["env_kwargs"], key: yaml.safe_load(text)}
+        gcfg["env_kwargs"] = {**gcfg["env_kwargs"], key: _yaml_value(text)}
     spec, game = spec_and_game(gcfg["env"], gcfg["env_kwargs"])
     if opponent == "self" and game.num_players == 1:
         raise ValueError(f"{spec.env_name} has one player: there is no self-play")
@@ -101,6 +101,17 @@ def build_config(args: argparse.Namespace) -> dict[str, Any]:
         **settings,
         "hyperparams": hp,
     }
+
+
+def _yaml_value(text: str) -> Any:
+    """A command-line value read as YAML, with ``1e-4`` a number (YAML 1.1 reads a string)."""
+    value = yaml.safe_load(text)
+    if isinstance(value, str):
+        try:
+            return float(value)
+        except ValueError:
+            pass
+    return value
 
 
 def parse_shaping(text: str) -> dict[str, Any] | None:
