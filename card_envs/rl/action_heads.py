@@ -73,6 +73,12 @@ class PerActionScorer(nn.Module):
             for _ in range(features.num_kinds)
         )
         self.has_body = bool(body_arch)
+        kinds = features.kinds.tolist()
+        self.runs = [(kinds.index(k), len(kinds) - kinds[::-1].index(k))
+                     for k in range(features.num_kinds)]
+        if sorted(kinds) != kinds:
+            raise ValueError("per-action features must list each kind's actions together, "
+                             "in kind order")
 
     def forward(self, obs: th.Tensor) -> th.Tensor:
         facts = self.features(obs)  # (B, A, F)
@@ -81,9 +87,9 @@ class PerActionScorer(nn.Module):
             facts = th.cat([facts, summary], dim=2)
         if len(self.heads) == 1:
             return self.heads[0](facts).squeeze(2)
-        scores = th.cat([head(facts) for head in self.heads], dim=2)  # (B, A, kinds)
-        kinds = self.features.kinds[None, :, None].expand(scores.shape[0], -1, 1)
-        return scores.gather(2, kinds).squeeze(2)
+        # each kind's actions are one run of indices: score each run with its own head
+        return th.cat([head(facts[:, start:stop]) for head, (start, stop)
+                       in zip(self.heads, self.runs, strict=True)], dim=1).squeeze(2)
 
 
 class _PerActionExtractor(nn.Module):

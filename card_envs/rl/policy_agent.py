@@ -64,20 +64,22 @@ class PolicyAgent(BaseAgent):
     def act(self, view: View, rng: np.random.Generator) -> int:
         obs = th.as_tensor(self.encoder.encode(view)).unsqueeze(0)
         mask = view.legal
-        with th.no_grad():
+        with th.inference_mode():
             if self.algo == "dqn":
                 batch = {"observation": obs, "action_mask": th.from_numpy(mask[None].copy())}
                 return _best_legal(self.policy.q_net(batch)[0].numpy(), mask)
-            if self.deterministic:
-                # the masked distribution's mode, without building the distribution
-                policy = self.policy
-                features = policy.extract_features(obs, policy.pi_features_extractor)
-                logits = policy.action_net(policy.mlp_extractor.forward_actor(features))[0]
-                return _best_legal(logits.numpy(), mask)
-            dist = self.policy.get_distribution(obs, action_masks=mask[None, :].astype(bool))
-            probs = dist.distribution.probs[0].numpy().astype(np.float64)
-            probs /= probs.sum()
-            return int(rng.choice(len(probs), p=probs))
+            # the masked distribution's logits, without building the distribution
+            policy = self.policy
+            features = policy.extract_features(obs, policy.pi_features_extractor)
+            logits = policy.action_net(policy.mlp_extractor.forward_actor(features))[0]
+        if self.deterministic:
+            return _best_legal(logits.numpy(), mask)
+        # sample from the softmax over the legal actions (what the masked distribution is)
+        legal = np.flatnonzero(mask)
+        z = logits.numpy()[legal].astype(np.float64)
+        probs = np.exp(z - z.max())
+        probs /= probs.sum()
+        return int(legal[rng.choice(len(legal), p=probs)])
 
     def __repr__(self) -> str:
         return f"PolicyAgent({self.name!r}, {self.algo})"
