@@ -261,9 +261,10 @@ def policy_and_hyperparams(cfg: dict[str, Any]) -> tuple[Any, dict[str, Any]]:
     return ("MaskedDQNPolicy" if cfg["algo"] == "dqn" else "MlpPolicy"), hp
 
 
-# Seeds of evaluation games: the learning curve and the choice of the best checkpoint use
-# SELECT_SEED + k (one seed per checkpoint), the final evaluation FINAL_SEED; training draws
-# from the run's own seed. No seed is shared, so the final figures are on unseen deals.
+# Seeds of evaluation games: the learning curve and the choice of the best checkpoint play
+# the same selection deals (SELECT_SEED) at every checkpoint, so checkpoints compare on equal
+# terms; the final evaluation plays FINAL_SEED; training draws from the run's own seed. No
+# seed is shared, so the final figures are on deals no run trained or selected on.
 SELECT_SEED = 10_000
 FINAL_SEED = 777_000
 
@@ -338,7 +339,7 @@ class CurveAndCheckpoints(BaseCallback):
             agent = PolicyAgent(t.game, t.encoder, t.model.policy, self.cfg["algo"],
                                 deterministic, "model")
             result = evaluate_agent(t.spec, t.game, agent, sel["opponent"],
-                                    self.cfg["eval_games"], seed=SELECT_SEED + len(self.rows),
+                                    self.cfg["eval_games"], seed=SELECT_SEED,
                                     duplicate=self.cfg["duplicate"], team=self.cfg["team"])
             full = result_row(result, sel["opponent"])
             for key in CURVE_KEYS:
@@ -492,6 +493,8 @@ def train(run: Run, progress: bool = True, stop_at: int | None = None,
     remaining = cfg["timesteps"] - done
     print(f"[{label}] training against {cfg['opponent']} for {cfg['timesteps']:,} steps "
           f"({done:,} done); run folder {run.path}", flush=True)
+    if done == 0 and cfg.get("pretrain") and not callback.rows:
+        callback.evaluate_and_save()  # the imitation policy is a checkpoint too
     if remaining > 0:
         bar = progress and (sys.stdout.isatty() if bar is None else bar)
         callbacks = [callback]
