@@ -163,11 +163,6 @@ def rules_page(spec: GameSpec) -> str:
     return text if unicode_ok() else text.translate(_SUIT_UPPER)
 
 
-def rules_help(spec: GameSpec) -> str:
-    """What ``?`` shows: the rules page (kept as a name for older callers)."""
-    return rules_page(spec)
-
-
 def result_text(game: Game, s: State, seat: int | None) -> str:
     pay = game.payoffs(s)
     scores = game.scores(s)
@@ -311,8 +306,8 @@ def _news_lines(news: list[str], cols: int, budget: int) -> list[str]:
         lines = textwrap.wrap(head + ": " + "; ".join(shown), cols - 1, subsequent_indent="  ")
         if len(lines) <= budget:
             return lines
-    return textwrap.wrap(f"Since your last move (the last of {len(news)}): {news[-1]}", cols - 1,
-                         subsequent_indent="  ")[:budget]
+    last = f"Since your last move (the last of {len(news)} moves): {news[-1]}"
+    return textwrap.wrap(last, cols - 1, subsequent_indent="  ")[:budget]
 
 
 def move_table(

@@ -253,7 +253,7 @@ class MatchResult:
         if placed:
             lines.append(
                 "lost = the game's one loser, the last player left holding cards; place 1 = "
-                "first out; games cut by the step cap are unfinished"
+                "first out; places are shares of the finished games (not cut by the step cap)"
             )
         if any(t.scored for t in self.tallies):
             pair = " (both games of a pair added)" if duplicate else ""
