@@ -95,10 +95,11 @@ def test_evaluate_palace_reports_losses_and_places(capsys):
     assert all(": lost " in r and "places 1st" in r and "3rd" in r for r in rows)
     assert not any(" win " in r for r in rows)
     assert "the last player left holding cards" in out
-    # one loser per finished game: the losses add up to the finished games, not to 190%
+    # one loser a game (players tied at the step cap share it): the losses add up to about
+    # 100%, not to the 190% that "wins" meaning "not last" gave
     lost = sum(float(r.split(": lost ")[1].split("%")[0]) for r in rows)
     cut = int(out.split(" cut by the step cap")[0].rsplit(" ", 1)[1])
-    assert lost == pytest.approx(100 * (30 - cut) / 30, abs=0.2)
+    assert 100 - 0.2 <= lost <= 100 * (30 + cut) / 30 + 0.2
 
 
 def test_evaluate_score_intervals_stay_inside_the_range(capsys):

@@ -81,14 +81,21 @@ def test_teams_are_reported_as_teams_whatever_the_rotation():
     assert evaluate(SimpleTricks(), [RandomAgent(), RandomAgent()], 2).teams is None
 
 
-def test_palace_counts_one_loser_per_finished_game_and_every_place():
+def test_palace_counts_one_loser_a_game_and_every_place():
     game = Palace(num_players=3)
-    agents = [LowestFirstAgent(game), RandomAgent(game), RandomAgent(game)]
-    result = evaluate(game, agents, 12, seed=3)
-    finished = 12 - result.truncated
-    assert sum(t.losses for t in result.tallies) == finished
+    result = evaluate(game, [LowestFirstAgent(game) for _ in range(3)], 12, seed=3)
+    assert result.truncated == 0  # every game played out: one loser, each place once
+    assert sum(t.losses for t in result.tallies) == 12
     assert all(len(t.place_counts) == 3 for t in result.tallies)
-    for k in range(3):  # every finished game hands out each place once
-        assert sum(t.place_counts[k] for t in result.tallies) == finished
+    for k in range(3):
+        assert sum(t.place_counts[k] for t in result.tallies) == 12
     assert all(t.place_counts[2] == t.losses for t in result.tallies)
     assert "lost" in result.tallies[0].summary() and " win " not in result.summary()
+    assert "the last player left holding cards" in result.summary()
+    # random players reach the step cap now and then: those holding the most cards share
+    # the loss, so a capped game may have two losers, but every game is ranked
+    agents = [LowestFirstAgent(game), RandomAgent(game), RandomAgent(game)]
+    result = evaluate(game, agents, 40, seed=0)
+    losses = sum(t.losses for t in result.tallies)
+    assert 40 <= losses <= 40 + result.truncated
+    assert all(t.placed == 40 for t in result.tallies)

@@ -9,7 +9,7 @@ and a duplicate pair replays exactly the same deal with fresh agent randomness.
 Reports (``MatchResult.summary``) say what the game's score counts (``Game.score_name``),
 give one line per team in team games (``Game.teams``), and for games that rank players by
 the order they go out (``place`` in the game's results, e.g. Palace) give losses and places
-instead of "wins" that would only mean "not last".
+instead of "wins" that would only mean "not last" (``Game.result_note`` says what a loss is).
 """
 
 from __future__ import annotations
@@ -68,8 +68,8 @@ def play_game(
 
 
 def _places(game: Game, s) -> list[int] | None:
-    """Each seat's place at the end of a finished game, when the game's results have one."""
-    if not s.terminal:
+    """Each seat's place at the end of a game, when the game's results give every seat one."""
+    if not (s.terminal or s.truncated):
         return None
     places = [r.get("place") for r in game.results(s)]
     return None if any(p is None for p in places) else [int(p) for p in places]
@@ -85,9 +85,9 @@ class Tally:
     """Win / draw / loss counts of one contestant, with rates and 95% Wilson intervals.
 
     A game counts as a win when the contestant's payoff is positive, a loss when
-    negative, a draw when zero (games cut by the step cap pay 0: draws). Games that rank
-    their players also count each place (``place_counts[k]``: games finished in place
-    k + 1).
+    negative, a draw when zero (e.g. a game cut by the step cap that pays 0). Games that
+    rank their players also count each place (``place_counts[k]``: games ended in place
+    k + 1), and their reports give losses and places instead of wins.
     """
 
     name: str
@@ -189,13 +189,13 @@ class Tally:
 
     def _placed_summary(self) -> str:
         lo, ll, lh = self.rate("losses")
-        unfinished = self.games - self.placed
+        unranked = self.games - self.placed
         places = " ".join(
             f"{_ordinal(k)} {c / self.placed:.1%}" for k, c in enumerate(self.place_counts, 1)
         )
         text = f"{self.name}: lost {lo:.1%} [{ll:.1%}, {lh:.1%}]"
-        if unfinished:
-            text += f"  unfinished {unfinished / self.games:.1%}"
+        if unranked:
+            text += f"  unranked {unranked / self.games:.1%}"
         text += f"  places {places}  mean place {self.mean_place:.2f}"
         return text + f"  mean payoff {self.mean_payoff:+.3f}"
 
@@ -222,6 +222,7 @@ class MatchResult:
     score_name: str = "score"
     teams: list[list[int]] | None = None
     rotated: bool = True
+    result_note: str = ""
 
     def team_tallies(self) -> list[Tally]:
         """One Tally per team ("team A (a@0, b@2)"), or the contestants' when no teams."""
@@ -251,9 +252,10 @@ class MatchResult:
         ]
         placed = any(t.placed for t in self.tallies)
         if placed:
+            unplaced = any(t.placed < t.games for t in self.tallies)
             lines.append(
-                "lost = the game's one loser, the last player left holding cards; place 1 = "
-                "first out; places are shares of the finished games (not cut by the step cap)"
+                f"lost = {self.result_note or 'a lost game; place 1 = the best place'}"
+                + ("; places are shares of the games that ranked the players" if unplaced else "")
             )
         if any(t.scored for t in self.tallies):
             pair = " (both games of a pair added)" if duplicate else ""
@@ -321,6 +323,7 @@ def evaluate(
         score_name=game.score_name,
         teams=_contestant_teams(game, shifts),
         rotated=rotate,
+        result_note=game.result_note,
     )
 
 

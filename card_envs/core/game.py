@@ -99,11 +99,13 @@ class Game(ABC):
     Metadata (OpenSpiel style): ``name``, ``num_players``, ``num_actions``,
     ``max_steps`` (the step cap: reaching it truncates), ``min_payoff`` and
     ``max_payoff`` (bounds of ``payoffs``), ``score_name`` (what ``scores`` counts, in
-    words, for reports: e.g. ``tricks won``).
+    words, for reports: e.g. ``tricks won``) and ``result_note`` (for games whose results
+    rank the players: what losing is, in words).
     """
 
     name: ClassVar[str] = ""
     score_name: ClassVar[str] = "score"
+    result_note: ClassVar[str] = ""
     num_players: int
     num_actions: int
     max_steps: int

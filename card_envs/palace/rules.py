@@ -235,6 +235,8 @@ class Palace(Game):
     """Palace for 2-5 players (see the module docstring and docs/games/palace.md)."""
 
     name = "palace"
+    result_note = ("the last player left holding cards (at the step cap, the players holding "
+                   "the most share the loss); place 1 = first out")
     max_steps = 1000
 
     def __init__(self, num_players: int = 3, swap_phase: bool = False, reward: str = "default"):
