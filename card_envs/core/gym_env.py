@@ -3,8 +3,9 @@
 Observation and reward always belong to the learner. The reward of a step is
 everything the learner's seat earned from its action up to its next decision
 (opponents' moves included). ``action_masks()`` gives the learner's legal
-actions (what sb3-contrib's MaskablePPO asks for); ``info["action_mask"]`` carries
-the same mask. With ``dict_obs=True`` the observation is PettingZoo-style
+actions as bool (what sb3-contrib's MaskablePPO asks for); ``info["action_mask"]``
+carries the same actions as int8, the dtype of PettingZoo's observation masks
+(docs/api.md, "Action masks"). With ``dict_obs=True`` the observation is PettingZoo-style
 ``{"observation": ..., "action_mask": ...}``.
 
 An illegal action ends the episode with ``illegal_reward`` (default -1) and

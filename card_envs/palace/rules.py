@@ -1,4 +1,4 @@
-"""Rules of Palace (source 000; RULES.md, Palace section).
+"""Rules of Palace (source 000; the rules and decisions of docs/games/palace.md).
 
 52 cards, suits ignored; ranks 2..A are indexed 0..12. Each player has 3 face-down
 cards, 3 face-up cards and 3 in hand; the rest is the draw pile. Players play cards
@@ -235,6 +235,8 @@ class Palace(Game):
     """Palace for 2-5 players (see the module docstring and docs/games/palace.md)."""
 
     name = "palace"
+    result_note = ("the last player left holding cards (at the step cap, the players holding "
+                   "the most share the loss); place 1 = first out")
     max_steps = 1000
 
     def __init__(self, num_players: int = 3, swap_phase: bool = False, reward: str = "default"):
@@ -569,7 +571,7 @@ class Palace(Game):
             s.board[p * SEAT_WIDTH + FACE_DOWN_AT] = s.face_down_size[p] * FACE_DOWN_SCALE
         if PLAYABLE[s.top + 1, rank]:
             return BLIND_PLAY, rank, 1, self._place(s, rank, 1)
-        # RULES.md: the revealed card and the whole pile (3s included) go to the hand.
+        # docs/games/palace.md: the revealed card and the whole pile (3s included) go to the hand.
         taken = s.pile.copy()
         taken[rank] += 1
         count = s.pile_size + 1

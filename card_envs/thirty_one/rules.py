@@ -257,6 +257,7 @@ class ThirtyOne(Game):
     """
 
     name = "thirty_one"
+    score_name = "lives left"
     num_actions = NUM_ACTIONS
 
     # the bool options default to the int 0 so that they validate like every int argument

@@ -1,4 +1,4 @@
-"""Palace rules scenario by scenario (RULES.md; reference section 1.5), encodings and agents."""
+"""Palace rules scenario by scenario (docs/games/palace.md), encodings and agents."""
 
 from __future__ import annotations
 
@@ -170,7 +170,7 @@ def test_a_blind_ten_burns_and_replays():
 
 
 def test_a_failed_blind_card_takes_the_threes_too():
-    # RULES.md: on a failed blind play the card and the *whole* pile go to the hand.
+    # docs/games/palace.md: on a failed blind play the card and the *whole* pile go to the hand.
     game, s = three_seats("", pile="8 3", face_down="5")
     game.apply(s, BLIND, RNG)
     assert s.hand[0].tolist() == ranks_count("3 5 8").tolist()

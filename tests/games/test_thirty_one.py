@@ -1,4 +1,4 @@
-"""Thirty-One rules scenario by scenario (RULES.md; reference 2.5), options, leaks, agents."""
+"""Thirty-One rules scenario by scenario (docs/games/thirty_one.md), options, leaks, agents."""
 
 from __future__ import annotations
 
