@@ -208,6 +208,8 @@ def result_row(result: MatchResult, opponent: str) -> dict[str, Any]:
         row[f"{what}_rate"], row[f"{what}_low"], row[f"{what}_high"] = rate, low, high
     dec, dlow, dhigh = t.decided()
     row.update(decided_rate=dec, decided_low=dlow, decided_high=dhigh, mean_payoff=t.mean_payoff)
+    if t.mean_place is not None:
+        row["mean_place"], row["place_counts"] = t.mean_place, list(t.place_counts)
     if t.mean_score is not None:
         row["mean_score"] = t.mean_score
         row["score_low"], row["score_high"] = t.score_interval()

@@ -61,10 +61,12 @@ METRIC_NAMES = {
 }
 
 
-def _train_job(job: tuple[str, str, int, str, str]) -> str:
-    setting, algo, seed, budget, runs = job
+def _train_job(job: tuple) -> str:
+    setting, algo, seed, budget, runs, timesteps = job
     argv = ["--env", setting, "--algo", algo, "--seed", str(seed), "--budget", budget,
             "--runs", runs]
+    if timesteps:
+        argv[-2:-2] = ["--timesteps", str(timesteps), "--eval-freq", str(timesteps // 2)]
     command = f"python -m baselines.train {' '.join(argv[:-2])}"
     run = Run.create(Path(runs), build_config(train_parser().parse_args(argv)), command)
     train(run, progress=True, bar=False)  # labelled progress lines: runs may share a terminal
@@ -81,8 +83,9 @@ def run_all(jobs_list: list[tuple], jobs: int) -> list[str]:
 
 
 def _job_steps(job: tuple) -> int:
-    setting, algo, _, budget, _ = job
-    return hyperparams(algo, game_config(setting)["env"], budget, setting)["timesteps"]
+    setting, algo, _, budget, _, timesteps = job
+    return timesteps or hyperparams(algo, game_config(setting)["env"], budget, setting)[
+        "timesteps"]
 
 
 def seeds_of(setting: str, algo: str, budget: str, override: int | None) -> int:
@@ -112,7 +115,14 @@ def pooled(rows: list[dict[str, Any]]) -> dict[str, Any]:
         mean = total / n
         var = max(0.0, (sq - n * mean * mean) / max(n - 1, 1))
         half = Z95 * (var / n) ** 0.5
-        out.update(mean_score=mean, score_low=mean - half, score_high=mean + half)
+        # inside the range of the runs' own intervals, which lie inside the scores seen
+        low = max(mean - half, min(r["score_low"] for r in rows))
+        high = min(mean + half, max(r["score_high"] for r in rows))
+        out.update(mean_score=mean, score_low=low, score_high=high)
+    if "mean_place" in rows[0]:
+        counts = [sum(c) for c in zip(*(r["place_counts"] for r in rows), strict=True)]
+        out["place_counts"] = counts
+        out["mean_place"] = sum(k * c for k, c in enumerate(counts, 1)) / max(sum(counts), 1)
     out["per_seed"] = [r.get("mean_score", r["wins_rate"]) for r in rows]
     return out
 
@@ -237,6 +247,8 @@ def _pct(row: dict, what: str) -> str:
 
 
 def _score(row: dict) -> str:
+    if "mean_place" in row and "mean_score" not in row:
+        return f"mean place {row['mean_place']:.2f}"
     if "mean_score" not in row:
         return ""
     low, high = row["score_low"], row["score_high"]
@@ -551,6 +563,8 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--seeds", type=int,
                    help="runs per setting and algorithm (quick: 1; full: the setting's seeds)")
     p.add_argument("--jobs", type=int, default=1, help="training runs in parallel")
+    p.add_argument("--timesteps", type=int,
+                   help="every run's training steps instead of the budget's (a smoke test)")
     p.add_argument("--runs", help="runs folder (default runs/reproduce-<budget>)")
     p.add_argument("--out", help="markdown output (default: docs/baselines.md for full)")
     p.add_argument("--ship", action="store_true", help="copy the best models to baselines/models")
@@ -573,7 +587,7 @@ def main(argv: list[str] | None = None) -> int:
         dirs = [str(d) for d in sorted(Path(runs_root).glob("*/*")) if (d / "eval.json").exists()]
     else:
         jobs = [
-            (s, a, seed, args.budget, runs_root)
+            (s, a, seed, args.budget, runs_root, args.timesteps)
             for s in chosen
             for a in args.algos
             for seed in range(seeds_of(s, a, args.budget, args.seeds))

@@ -334,13 +334,14 @@ def test_reproduce_quick_writes_a_table_and_collect_rebuilds_it(tmp_path, capsys
     from baselines import reproduce
 
     out = tmp_path / "baselines.md"
-    argv = ["--budget", "quick", "--settings", "simple_tricks_v0", "--runs", str(tmp_path / "r")]
+    argv = ["--budget", "quick", "--settings", "simple_tricks_v0", "--runs", str(tmp_path / "r"),
+            "--timesteps", "2048"]
     assert reproduce.main([*argv, "--out", str(out)]) == 0
     text = out.read_text()
     assert "## `simple_tricks_v0`" in text
-    assert "| MaskablePPO | 1 | `first_play` | 200 pairs |" in text
-    assert "| DQN (masked) | 1 | `random` | 200 pairs |" in text
-    assert "| rule agent `heuristic` | `first_play` | 200 pairs |" in text
+    assert "| MaskablePPO | 1 | `first_play` | 100 pairs |" in text
+    assert "| DQN (masked) | 1 | `random` | 100 pairs |" in text
+    assert "| rule agent `heuristic` | `first_play` | 100 pairs |" in text
     assert "Targets for the shipped model" in text
     assert (tmp_path / "simple_tricks_v0.png").exists()
     printed = capsys.readouterr().out
@@ -372,7 +373,7 @@ def test_reproduce_of_some_settings_keeps_the_others(tmp_path, monkeypatch):
     monkeypatch.setattr(reproduce, "RESULTS", root / "docs" / "baselines.json")
     for setting in ("simple_tricks_v0", "ninety_eight_cards_v0-original"):
         runs = str(tmp_path / setting)
-        quick = ["--budget", "quick", "--settings", setting, "--runs", runs]
+        quick = ["--budget", "quick", "--settings", setting, "--runs", runs, "--timesteps", "1024"]
         assert reproduce.main([*quick, "--out", str(tmp_path / f"{setting}.md")]) == 0
         assert reproduce.main(["--budget", "full", "--collect", "--settings", setting,
                                "--runs", runs]) == 0

@@ -229,12 +229,6 @@ def test_the_cli_text_names_where_each_source_is_described():
                 assert "docs/sources.md" in line, line
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="docs/baselines.md and the game pages' copies of it are written by "
-    "baselines/reproduce.py, which does not link its 'source 00N' yet (being reworked); "
-    "remove this mark once it does",
-)
 def test_every_source_mention_in_the_baseline_results_links_to_the_sources_page():
     bad = _unlinked_sources((ROOT / "docs" / "baselines.md").read_text(), ROOT / "docs/x.md")
     for name in ENV_NAMES:
