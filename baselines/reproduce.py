@@ -175,6 +175,20 @@ def collect(run_dir: str) -> dict[str, Any]:
     }
 
 
+def config_drift(run_dir: str, timesteps: int | None = None) -> list[str]:
+    """How a finished run's settings differ from what configs/ gives its setting, algorithm,
+    seed and budget today (and ``--timesteps``, if given; empty when they agree): a table
+    rebuilt by ``--collect`` must describe what ``reproduce`` would train."""
+    cfg = Run(Path(run_dir)).config
+    argv = ["--env", cfg["setting"], "--algo", cfg["algo"], "--seed", str(cfg["seed"]),
+            "--budget", cfg["budget"]]
+    if timesteps:
+        argv += ["--timesteps", str(timesteps), "--eval-freq", str(timesteps // 2)]
+    expected = build_config(train_parser().parse_args(argv))
+    return [f"{key}: run {cfg.get(key)!r}, configs {expected.get(key)!r}"
+            for key in sorted(set(cfg) | set(expected)) if cfg.get(key) != expected.get(key)]
+
+
 def shipped_run(setting: str, runs: list[dict]) -> dict | None:
     """The run to ship: the best figure on the selection deals (never the final ones)."""
     candidates = [r for r in runs if r.get("selection")]
@@ -585,6 +599,13 @@ def main(argv: list[str] | None = None) -> int:
     started = time.time()
     if args.collect:
         dirs = [str(d) for d in sorted(Path(runs_root).glob("*/*")) if (d / "eval.json").exists()]
+        dirs = [d for d in dirs if Run(Path(d)).config["setting"] in chosen]
+        for d in dirs:
+            drift = config_drift(d, args.timesteps)
+            if drift:
+                print(f"error: {d} was not trained as configs/ says now; rerun it or change "
+                      f"configs/: " + "; ".join(drift), file=sys.stderr)
+                return 2
     else:
         jobs = [
             (s, a, seed, args.budget, runs_root, args.timesteps)

@@ -362,7 +362,7 @@ def test_reproduce_quick_writes_a_table_and_collect_rebuilds_it(tmp_path, capsys
         assert new.index("## Trained baselines") < new.index("## Version history")
 
 
-def test_reproduce_of_some_settings_keeps_the_others(tmp_path, monkeypatch):
+def test_reproduce_of_some_settings_keeps_the_others(tmp_path, monkeypatch, capsys):
     import shutil
 
     from baselines import reproduce
@@ -376,12 +376,21 @@ def test_reproduce_of_some_settings_keeps_the_others(tmp_path, monkeypatch):
         quick = ["--budget", "quick", "--settings", setting, "--runs", runs, "--timesteps", "1024"]
         assert reproduce.main([*quick, "--out", str(tmp_path / f"{setting}.md")]) == 0
         assert reproduce.main(["--budget", "full", "--collect", "--settings", setting,
-                               "--runs", runs]) == 0
+                               "--runs", runs, "--timesteps", "1024"]) == 0
     text = (root / "docs" / "baselines.md").read_text()
     assert "## `simple_tricks_v0`" in text and "## `ninety_eight_cards_v0-original`" in text
     saved = json.loads((root / "docs" / "baselines.json").read_text())["settings"]
     assert set(saved) == {"simple_tricks_v0", "ninety_eight_cards_v0-original"}
     assert "## `simple_tricks_v0`" in (root / "docs" / "games" / "simple_tricks.md").read_text()
+    # a run trained otherwise than configs/ says is refused by --collect
+    (config,) = (tmp_path / "simple_tricks_v0").glob("*/maskable_ppo-*/config.json")
+    data = json.loads(config.read_text())
+    data["hyperparams"]["learning_rate"] = 0.5
+    config.write_text(json.dumps(data))
+    collect = ["--budget", "full", "--collect", "--settings", "simple_tricks_v0", "--runs",
+               str(tmp_path / "simple_tricks_v0"), "--timesteps", "1024"]
+    assert reproduce.main(collect) == 2
+    assert "hyperparams" in capsys.readouterr().err
 
 
 def test_ppo_policy_agent_picks_the_masked_distributions_mode():
