@@ -24,6 +24,10 @@ CONFIGS = [
     ("simple_tricks", {"num_values": 2}),
     ("simple_tricks", {"num_values": 5}),
     ("simple_tricks", {"num_values": 26}),
+    ("ninety_eight_cards", {}),
+    ("ninety_eight_cards", {"reward": "original"}),
+    ("ninety_eight_cards", {"rules": "original"}),
+    ("ninety_eight_cards", {"rules": "original", "reward": "original"}),
 ]
 IDS = [
     f"{name}-{'-'.join(f'{k}={v}' for k, v in cfg.items()) or 'default'}" for name, cfg in CONFIGS

@@ -192,11 +192,8 @@ class VectorGame:
         raise NotImplementedError
 
     def _apply(self, state: VectorState, live: np.ndarray, actions: np.ndarray) -> None:
-        """Play the legal ``actions`` of the games ``live`` (int array); set rewards, ends."""
-        raise NotImplementedError
-
-    def _update_mask(self, state: VectorState, slots: np.ndarray | None) -> None:
-        """Recompute ``state.mask`` for ``slots`` (None: every game)."""
+        """Play the legal ``actions`` of the games ``live`` (int array): set their rewards,
+        ``terminated`` and new masks (all 0 for a game that ended)."""
         raise NotImplementedError
 
     def observation_size(self, encoding: str = "default") -> int:
@@ -230,8 +227,9 @@ class VectorGame:
             self._apply(state, live, act)
             state.steps[live] += 1
             capped = live[(state.steps[live] >= self.max_steps) & ~state.terminated[live]]
-            state.truncated[capped] = True
-            self._update_mask(state, live)
+            if len(capped):  # the step cap, as Game.apply: truncated unless the rules ended it
+                state.truncated[capped] = True
+                state.mask[capped] = 0
         return state
 
     def legal_action_mask(self, state: VectorState) -> np.ndarray:

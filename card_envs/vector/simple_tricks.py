@@ -90,10 +90,14 @@ class SimpleTricksVector(VectorGame):
         same = hand * (self.colour == lead[:, None] // n)
         follow = (lead >= 0) & same.any(axis=1)
         mask = np.where(follow[:, None], same, hand)
-        mask[s.terminated[slots] | s.truncated[slots]] = 0
+        mask[s.terminated[slots]] = 0
         s.mask[slots] = mask
 
     def _apply(self, s: TricksBatch, live: np.ndarray, card: np.ndarray) -> None:
+        self._play(s, live, card)
+        self._update_mask(s, live)
+
+    def _play(self, s: TricksBatch, live: np.ndarray, card: np.ndarray) -> None:
         n, c, size = self.n, self.c, self.plane_size
         flat = s.planes.reshape(-1)
         p = s.current_player[live]
