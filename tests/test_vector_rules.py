@@ -28,6 +28,11 @@ CONFIGS = [
     ("ninety_eight_cards", {"reward": "original"}),
     ("ninety_eight_cards", {"rules": "original"}),
     ("ninety_eight_cards", {"rules": "original", "reward": "original"}),
+    ("thirty_one", {}),
+    ("thirty_one", {"num_players": 2}),
+    ("thirty_one", {"num_players": 7, "lives": 1}),
+    ("thirty_one", {"three_of_a_kind": True, "instant_31": True}),
+    ("thirty_one", {"reward": "original", "max_round_turns": 6}),
 ]
 IDS = [
     f"{name}-{'-'.join(f'{k}={v}' for k, v in cfg.items()) or 'default'}" for name, cfg in CONFIGS
@@ -39,16 +44,26 @@ def agent_names(name: str) -> list[str]:
     return [a for a in vector.module(name).AGENTS if a != "random"]
 
 
+def patient(engine, state, rng: np.random.Generator) -> np.ndarray:
+    """Random legal actions that never knock (Thirty-One): long rounds that empty the deck."""
+    mask = state.mask.copy()
+    mask[:, 2] = 0
+    counts = mask.sum(axis=1)
+    pick = (rng.random(len(counts)) * counts).astype(np.int64)
+    return (mask.cumsum(axis=1) > pick[:, None]).argmax(axis=1)
+
+
 def differential(name: str, config: dict, games: int, batch: int, policy: str = "random",
-                 seed: int = 0, all_seats: bool = True) -> int:
+                 seed: int = 0, all_seats: bool = True, engine=None) -> int:
     """Play ``games`` games through both, comparing every step; return the steps compared.
 
-    ``policy``: "random" (uniform legal actions, the same for both) or a rule agent's name
-    (the batched agent acts for every seat; the scalar agent must agree at every step).
+    ``policy``: "random" (uniform legal actions, the same for both), "patient" (random, never
+    knocking: Thirty-One only) or a rule agent's name (the batched agent acts for every seat;
+    the scalar agent must agree at every step).
     """
     spec = load_spec(name)
     raw_env = spec.factories()[1]
-    engine = vector.make(name, **config)
+    engine = engine or vector.make(name, **config)
     seeds = np.arange(batch) + 100_000 * seed
     state = engine.init(batch, seeds=seeds)
     envs = []
@@ -60,10 +75,10 @@ def differential(name: str, config: dict, games: int, batch: int, policy: str = 
     encoders = {enc: cls(game) for enc, cls in spec.encoders.items()}
     assert tuple(spec.encoders) == engine.encodings
     players = range(game.num_players)
-    act = vector.module(name).AGENTS[policy]
-    scalar_agent = None if policy == "random" else make_agent(spec, policy, game)
+    act = patient if policy == "patient" else vector.module(name).AGENTS[policy]
+    scalar_agent = None if policy in ("random", "patient") else make_agent(spec, policy, game)
     rng = np.random.default_rng(seed)
-    agent_rng = np.random.default_rng(seed + 1)
+    agent_rng = np.random.default_rng(seed + 1)  # the scalar agents' (rule agents use none)
     finished = steps = 0
 
     def compare_seats(slots: list[int]) -> None:
@@ -89,13 +104,11 @@ def differential(name: str, config: dict, games: int, batch: int, policy: str = 
             assert np.array_equal(engine.observe(state, enc), np.stack(expected)), enc
         if all_seats:
             compare_seats(list(range(batch)))
-        actions = act(engine, state, agent_rng)
+        actions = act(engine, state, rng)
         if scalar_agent is not None:
             for i, env in enumerate(envs):
                 view = game.view(env.game_state, env.seat)
                 assert actions[i] == scalar_agent.act(view, agent_rng), (i, view)
-        else:
-            actions = vector.base.random_actions(engine, state, rng)
         engine.step(state, actions)
         for env, a in zip(envs, actions.tolist(), strict=True):
             env.step(a)
@@ -115,19 +128,40 @@ def differential(name: str, config: dict, games: int, batch: int, policy: str = 
     return steps
 
 
+def games_for(name: str, config: dict, default: int, variant: int) -> int:
+    """``default`` games for a game's default rules, ``variant`` for its other variants."""
+    return default if not config else variant
+
+
 @pytest.mark.parametrize("name,config", CONFIGS, ids=IDS)
 def test_random_games_match_the_scalar_env(name, config):
-    differential(name, config, games=2000, batch=200, all_seats=False)
-    differential(name, config, games=200, batch=50, seed=1)
+    differential(name, config, games_for(name, config, 2000, 300), batch=200, all_seats=False)
+    differential(name, config, games=100, batch=50, seed=1)  # every seat, every step
 
 
 @pytest.mark.parametrize("name,config", CONFIGS, ids=IDS)
 def test_rule_agent_games_match_the_scalar_agents(name, config):
     for policy in agent_names(name):
-        differential(name, config, games=300, batch=100, policy=policy, seed=2, all_seats=False)
+        differential(name, config, games_for(name, config, 150, 50), batch=50, policy=policy,
+                     seed=2, all_seats=False)
+
+
+def test_patient_random_games_reach_reshuffles_and_match():
+    # random play knocks often, so its rounds rarely empty the deck; without knocks they do
+    engine = vector.make("thirty_one", num_players=2)
+    reshuffles = []
+    original = engine._reshuffle
+    engine._reshuffle = lambda s, slots: reshuffles.append(len(slots)) or original(s, slots)
+    differential("thirty_one", {"num_players": 2}, games=20, batch=20, policy="patient",
+                 engine=engine)
+    assert sum(reshuffles) > 20
 
 
 @pytest.mark.slow
 @pytest.mark.parametrize("name,config", CONFIGS, ids=IDS)
 def test_100k_random_games_match_the_scalar_env(name, config):
-    differential(name, config, games=100_000, batch=1000, all_seats=False, seed=3)
+    games = games_for(name, config, 100_000, 10_000)
+    differential(name, config, games, batch=1000, all_seats=False, seed=3)
+    for policy in agent_names(name):
+        differential(name, config, games // 10, batch=1000, policy=policy, seed=4,
+                     all_seats=False)
