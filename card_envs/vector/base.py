@@ -212,16 +212,20 @@ class VectorGame:
         self._deal(state, np.arange(num_envs))
         return state
 
-    def step(self, state: VectorState, actions: Any) -> VectorState:
+    def step(self, state: VectorState, actions: Any, active: Any = None) -> VectorState:
         """Play ``actions`` (B,) in every game not over, in place; return ``state``.
 
         ``state.rewards`` then holds what this step paid each seat. Games already over are
-        left as they are (their action is ignored; see ``autoreset``). An action that is not
-        an integer of the batch's shape, or illegal in its game, raises ValueError.
+        left as they are (their action is ignored; see ``autoreset``), and so are the games
+        outside ``active`` ((B,) bool), when given. An action that is not an integer of the
+        batch's shape, or illegal in its game, raises ValueError naming the slot.
         """
-        actions = self._check_actions(state, actions)
+        moving = ~(state.terminated | state.truncated)
+        if active is not None:
+            moving &= np.asarray(active, bool)
+        actions = self._check_actions(state, actions, moving)
         state.rewards[:] = 0.0
-        live = np.flatnonzero(~(state.terminated | state.truncated))
+        live = np.flatnonzero(moving)
         if len(live):
             act = actions[live]
             self._apply(state, live, act)
@@ -274,8 +278,17 @@ class VectorGame:
         state.steps[slots] = 0
         self._deal(state, slots)
 
+    def payoffs(self, state: VectorState) -> np.ndarray:
+        """(B, players) float64: each game's terminal utilities (0 until it ends by its rules),
+        as ``Game.payoffs``."""
+        raise NotImplementedError
+
+    def scores(self, state: VectorState) -> np.ndarray:
+        """(B, players) float64: the game's score per seat, as ``Game.scores``."""
+        raise NotImplementedError
+
     # --- checks ---------------------------------------------------------------------------
-    def _check_actions(self, state: VectorState, actions: Any) -> np.ndarray:
+    def _check_actions(self, state: VectorState, actions: Any, live: np.ndarray) -> np.ndarray:
         actions = np.asarray(actions)
         b = state.num_envs
         if actions.shape != (b,):
@@ -287,7 +300,6 @@ class VectorGame:
                 actions = actions.astype(np.int64)
             else:
                 raise ValueError(f"actions must be integers; got dtype {actions.dtype}")
-        live = ~(state.terminated | state.truncated)
         a = self.num_actions
         in_range = (actions >= 0) & (actions < a)
         ok = in_range & (
@@ -296,7 +308,7 @@ class VectorGame:
         bad = np.flatnonzero(live & ~ok)
         if len(bad):
             i = int(bad[0])
-            action = actions[i]
+            action = actions[i].item()
             legal = np.flatnonzero(state.mask[i]).tolist()
             what = (
                 f"out of range (actions are 0..{a - 1})"

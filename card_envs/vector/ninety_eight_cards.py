@@ -169,6 +169,13 @@ class NinetyEightCardsVector(VectorGame):
             self._refill(s, at)
         s.rewards[at, 0] = s.played[at] - 1 if self.shaped else 1.0
 
+    def payoffs(self, s: CardsBatch) -> np.ndarray:
+        won = np.where(s.played == NUM_CARDS, 1.0, -1.0)
+        return np.where(s.terminated, won, 0.0)[:, None]
+
+    def scores(self, s: CardsBatch) -> np.ndarray:
+        return s.played.astype(np.float64)[:, None]
+
     # --- observations ---------------------------------------------------------------------
     def _observe(self, s: CardsBatch, encoding: str, seats: np.ndarray) -> np.ndarray:
         b = len(seats)
@@ -217,6 +224,6 @@ assert HIGHEST - LOWEST + 1 == NUM_CARDS
 
 def vector_env(num_envs: int = 1, **kwargs: Any):
     """The Gymnasium VectorEnv of 98 Cards (the registry's vector entry point)."""
-    from card_envs.vector.gym_env import CardVectorEnv
+    from card_envs.vector.gym_env import make_vector_env
 
-    return CardVectorEnv("ninety_eight_cards", num_envs=num_envs, **kwargs)
+    return make_vector_env("ninety_eight_cards", num_envs=num_envs, **kwargs)

@@ -138,6 +138,13 @@ class SimpleTricksVector(VectorGame):
             s.rewards[end, 0] = diff
             s.rewards[end, 1] = -diff
 
+    def payoffs(self, s: TricksBatch) -> np.ndarray:
+        diff = np.sign(s.tricks[:, 0] - s.tricks[:, 1]) * s.terminated
+        return np.stack([diff, -diff], axis=1).astype(np.float64)
+
+    def scores(self, s: TricksBatch) -> np.ndarray:
+        return s.tricks.astype(np.float64)
+
     # --- observations ---------------------------------------------------------------------
     def _observe(self, s: TricksBatch, encoding: str, seats: np.ndarray) -> np.ndarray:
         b = np.arange(len(seats))
@@ -195,6 +202,6 @@ AGENTS = {"random": random_actions, "first_play": first_play, "heuristic": heuri
 
 def vector_env(num_envs: int = 1, **kwargs: Any):
     """The Gymnasium VectorEnv of simple tricks (the registry's vector entry point)."""
-    from card_envs.vector.gym_env import CardVectorEnv
+    from card_envs.vector.gym_env import make_vector_env
 
-    return CardVectorEnv("simple_tricks", num_envs=num_envs, **kwargs)
+    return make_vector_env("simple_tricks", num_envs=num_envs, **kwargs)

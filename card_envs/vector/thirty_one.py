@@ -424,6 +424,15 @@ class ThirtyOneVector(VectorGame):
         r = r + np.where(lives <= 0, -2.0, 0.5)
         return np.where(inside, r, 0.0)
 
+    def payoffs(self, s: MatchBatch) -> np.ndarray:
+        n = self.n
+        out = np.where(self.seat == s.winner[:, None], 1.0, -1.0 / (n - 1))
+        return np.where(s.terminated[:, None], out, 0.0)
+
+    def scores(self, s: MatchBatch) -> np.ndarray:
+        """Lives left per seat."""
+        return s.lives.astype(np.float64)
+
     # --- observations ---------------------------------------------------------------------
     def _observe(self, s: MatchBatch, encoding: str, seats: np.ndarray) -> np.ndarray:
         k = len(seats)
@@ -644,6 +653,6 @@ AGENTS = {"random": random_actions, "greedy": greedy, "expected_value": expected
 
 def vector_env(num_envs: int = 1, **kwargs: Any):
     """The Gymnasium VectorEnv of Thirty-One (the registry's vector entry point)."""
-    from card_envs.vector.gym_env import CardVectorEnv
+    from card_envs.vector.gym_env import make_vector_env
 
-    return CardVectorEnv("thirty_one", num_envs=num_envs, **kwargs)
+    return make_vector_env("thirty_one", num_envs=num_envs, **kwargs)
