@@ -23,7 +23,7 @@ import importlib
 import inspect
 from typing import Any
 
-from card_envs.vector.base import VectorGame, VectorState
+from card_envs.vector.base import VectorGame, VectorState, numba_available
 
 # game name -> (module, engine class): the games with a batched engine
 ENGINES = {
@@ -61,4 +61,11 @@ def make(name: str, **rules: Any) -> VectorGame:
     return cls(**rules)
 
 
-__all__ = ["ENGINES", "VectorGame", "VectorState", "make", "module", "game_name"]
+def backend_name(backend: str = "auto") -> str:
+    """The backend an engine runs for ``backend`` ("auto": numba when it is installed)."""
+    if backend != "auto":
+        return backend
+    return "numba" if numba_available() else "numpy"
+
+
+__all__ = ["ENGINES", "VectorGame", "VectorState", "backend_name", "game_name", "make", "module"]

@@ -19,6 +19,7 @@ so a dealer only hands out permutations of ``range(n)``.
 
 from __future__ import annotations
 
+import importlib.util
 from collections.abc import Sequence
 from typing import Any, ClassVar
 
@@ -28,6 +29,11 @@ from card_envs.core.cards import shuffled
 from card_envs.core.game import Game
 
 INT8 = np.dtype(np.int8)
+
+
+def numba_available() -> bool:
+    """Whether numba can be imported (without importing it: ``import card_envs`` never does)."""
+    return importlib.util.find_spec("numba") is not None
 
 
 def check_batch_size(num_envs: Any) -> int:
@@ -169,11 +175,31 @@ class VectorGame:
     num_actions: int
     max_steps: int
 
+    # the compiled kernels of this game (card_envs.vector._numba), when it has them
+    numba_kernels: ClassVar[str | None] = None
+
     def __init__(self, game: Game):
         self.game = game
         self.num_players = game.num_players
         self.num_actions = game.num_actions
         self.max_steps = game.max_steps
+        self.backend = "numpy"
+        if self.numba_kernels is not None and numba_available():
+            self.set_backend("numba")
+
+    def set_backend(self, backend: str) -> None:
+        """Run the rules with ``"numpy"`` (always there) or ``"numba"`` (the numba extra:
+        compiled loops over the games; the same results, checked by the same tests)."""
+        if backend not in ("numpy", "numba"):
+            raise ValueError(f"backend={backend!r} is not valid; choose one of 'numpy', 'numba'")
+        if backend == "numba":
+            if self.numba_kernels is None:
+                raise ValueError(f"{self.name} has no numba kernels; use backend='numpy'")
+            if not numba_available():
+                raise ValueError(
+                    "backend='numba' needs numba: pip install 'card-envs[numba]'"
+                )
+        self.backend = backend
 
     def config(self) -> dict[str, Any]:
         """The rules arguments of this engine (those of the scalar game)."""
