@@ -17,6 +17,7 @@ import pytest
 from card_envs import vector
 from card_envs.core.agents import make_agent
 from card_envs.registry import load_spec
+from card_envs.vector.base import numba_available
 
 # (game, rules arguments) the tests run: every variant the scalar tests exercise
 CONFIGS = [
@@ -39,6 +40,14 @@ IDS = [
 ]
 
 
+def backends() -> list[str]:
+    """numpy always; numba where the extra is installed and the game has kernels so far."""
+    return ["numpy", *(["numba"] if numba_available() else [])]
+
+
+BACKENDS = backends()
+
+
 def agent_names(name: str) -> list[str]:
     """The rule agents with a batched version (random has no scalar twin to match)."""
     return [a for a in vector.module(name).AGENTS if a != "random"]
@@ -54,7 +63,8 @@ def patient(engine, state, rng: np.random.Generator) -> np.ndarray:
 
 
 def differential(name: str, config: dict, games: int, batch: int, policy: str = "random",
-                 seed: int = 0, all_seats: bool = True, engine=None) -> int:
+                 seed: int = 0, all_seats: bool = True, engine=None,
+                 backend: str = "numpy") -> int:
     """Play ``games`` games through both, comparing every step; return the steps compared.
 
     ``policy``: "random" (uniform legal actions, the same for both), "patient" (random, never
@@ -64,6 +74,7 @@ def differential(name: str, config: dict, games: int, batch: int, policy: str = 
     spec = load_spec(name)
     raw_env = spec.factories()[1]
     engine = engine or vector.make(name, **config)
+    engine.set_backend(backend)
     seeds = np.arange(batch) + 100_000 * seed
     state = engine.init(batch, seeds=seeds)
     envs = []
@@ -133,35 +144,40 @@ def games_for(name: str, config: dict, default: int, variant: int) -> int:
     return default if not config else variant
 
 
+@pytest.mark.parametrize("backend", BACKENDS)
 @pytest.mark.parametrize("name,config", CONFIGS, ids=IDS)
-def test_random_games_match_the_scalar_env(name, config):
-    differential(name, config, games_for(name, config, 2000, 300), batch=200, all_seats=False)
-    differential(name, config, games=100, batch=50, seed=1)  # every seat, every step
+def test_random_games_match_the_scalar_env(name, config, backend):
+    differential(name, config, games_for(name, config, 2000, 300), batch=200, all_seats=False,
+                 backend=backend)
+    differential(name, config, games=100, batch=50, seed=1, backend=backend)  # every seat
 
 
+@pytest.mark.parametrize("backend", BACKENDS)
 @pytest.mark.parametrize("name,config", CONFIGS, ids=IDS)
-def test_rule_agent_games_match_the_scalar_agents(name, config):
+def test_rule_agent_games_match_the_scalar_agents(name, config, backend):
     for policy in agent_names(name):
         differential(name, config, games_for(name, config, 150, 50), batch=50, policy=policy,
-                     seed=2, all_seats=False)
+                     seed=2, all_seats=False, backend=backend)
 
 
-def test_patient_random_games_reach_reshuffles_and_match():
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_patient_random_games_reach_reshuffles_and_match(backend):
     # random play knocks often, so its rounds rarely empty the deck; without knocks they do
     engine = vector.make("thirty_one", num_players=2)
     reshuffles = []
     original = engine._reshuffle
     engine._reshuffle = lambda s, slots: reshuffles.append(len(slots)) or original(s, slots)
     differential("thirty_one", {"num_players": 2}, games=20, batch=20, policy="patient",
-                 engine=engine)
+                 engine=engine, backend=backend)
     assert sum(reshuffles) > 20
 
 
 @pytest.mark.slow
+@pytest.mark.parametrize("backend", BACKENDS)
 @pytest.mark.parametrize("name,config", CONFIGS, ids=IDS)
-def test_100k_random_games_match_the_scalar_env(name, config):
+def test_100k_random_games_match_the_scalar_env(name, config, backend):
     games = games_for(name, config, 100_000, 10_000)
-    differential(name, config, games, batch=1000, all_seats=False, seed=3)
+    differential(name, config, games, batch=1000, all_seats=False, seed=3, backend=backend)
     for policy in agent_names(name):
         differential(name, config, games // 10, batch=1000, policy=policy, seed=4,
-                     all_seats=False)
+                     all_seats=False, backend=backend)

@@ -249,9 +249,17 @@ class VectorGame:
         moving = ~(state.terminated | state.truncated)
         if active is not None:
             moving &= np.asarray(active, bool)
-        actions = self._check_actions(state, actions, moving)
-        state.rewards[:] = 0.0
+        actions = self._as_actions(state, actions)
         live = np.flatnonzero(moving)
+        if self.backend == "numba":
+            if self.kernels.first_illegal(state.mask, live, actions) >= 0:
+                self._check_legal(state, actions, moving)  # raises, naming the slot
+            state.rewards[:] = 0.0
+            if len(live):
+                self._apply_compiled(state, live, actions)
+            return state
+        self._check_legal(state, actions, moving)
+        state.rewards[:] = 0.0
         if len(live):
             act = actions[live]
             self._apply(state, live, act)
@@ -314,7 +322,19 @@ class VectorGame:
         raise NotImplementedError
 
     # --- checks ---------------------------------------------------------------------------
-    def _check_actions(self, state: VectorState, actions: Any, live: np.ndarray) -> np.ndarray:
+    @property
+    def kernels(self):
+        """The compiled kernels' module (numba backend only)."""
+        import card_envs.vector._kernels as kernels
+
+        return kernels
+
+    def _apply_compiled(self, state: VectorState, live: np.ndarray, actions: np.ndarray) -> None:
+        """``_apply`` and the step count of the games ``live``, by the numba kernels."""
+        raise NotImplementedError
+
+    def _as_actions(self, state: VectorState, actions: Any) -> np.ndarray:
+        """``actions`` as a (B,) int64 array; ValueError for another shape or non-integers."""
         actions = np.asarray(actions)
         b = state.num_envs
         if actions.shape != (b,):
@@ -326,10 +346,15 @@ class VectorGame:
                 actions = actions.astype(np.int64)
             else:
                 raise ValueError(f"actions must be integers; got dtype {actions.dtype}")
+        return actions.astype(np.int64, copy=False)
+
+    def _check_legal(self, state: VectorState, actions: np.ndarray, live: np.ndarray) -> None:
+        """Raise ValueError naming the first slot of ``live`` (B,) bool whose action is out of
+        range or illegal, the action and what was legal there."""
         a = self.num_actions
         in_range = (actions >= 0) & (actions < a)
         ok = in_range & (
-            state.mask[np.arange(b), np.where(in_range, actions, 0)] != 0
+            state.mask[np.arange(state.num_envs), np.where(in_range, actions, 0)] != 0
         )
         bad = np.flatnonzero(live & ~ok)
         if len(bad):
@@ -346,12 +371,14 @@ class VectorGame:
                 f"{self.name}: action {action!r} in slot {i} is {what} for player "
                 f"{int(state.current_player[i])}; legal there: {legal}{more}"
             )
-        return actions.astype(np.int64, copy=False)
 
 
 def random_actions(engine: VectorGame, state: VectorState, rng: np.random.Generator) -> np.ndarray:
     """A uniformly random legal action in every game (0 where a game is over)."""
     mask = state.mask
+    if engine.backend == "numba":
+        out = np.empty(len(mask), np.int64)
+        return engine.kernels.random_legal(mask, rng.random(len(mask)), out)
     counts = mask.sum(axis=1, dtype=np.int64)
     pick = (rng.random(len(counts)) * counts).astype(np.int64)
     return (mask.cumsum(axis=1, dtype=np.int64) > pick[:, None]).argmax(axis=1)

@@ -54,6 +54,7 @@ class NinetyEightCardsVector(VectorGame):
     """Batched 98 Cards; ``NinetyEightCardsVector(rules=..., reward=...)`` as the scalar game."""
 
     name = "ninety_eight_cards"
+    numba_kernels = "cards"
 
     def __init__(self, rules: str = "standard", reward: str = "default"):
         super().__init__(NinetyEightCards(rules=rules, reward=reward))
@@ -85,7 +86,13 @@ class NinetyEightCardsVector(VectorGame):
 
     def _deal(self, s: CardsBatch, slots: np.ndarray) -> None:
         # NinetyEightCards.init: the cards 2..99 shuffled, the first 8 drawn
-        s.deck[slots] = s.dealer.permutations(slots, NUM_CARDS) + LOWEST
+        perms = s.dealer.permutations(slots, NUM_CARDS)
+        if self.backend == "numba":
+            self.kernels.cards_deal(FITS, s.deck, s.deck_pos, s.hand, s.hand_size, s.tops,
+                                    s.in_draw, s.played, s.turn_played, s.terminated, s.mask,
+                                    slots, perms, self.standard)
+            return
+        s.deck[slots] = perms + LOWEST
         s.deck_pos[slots] = 0
         s.hand[slots] = 0
         s.hand_size[slots] = 0
@@ -140,6 +147,12 @@ class NinetyEightCardsVector(VectorGame):
             s.terminated[slots[over]] = True
         mask[slots[over]] = 0
 
+    def _apply_compiled(self, s: CardsBatch, live: np.ndarray, action: np.ndarray) -> None:
+        self.kernels.cards_step(FITS, s.deck, s.deck_pos, s.hand, s.hand_size, s.tops, s.in_draw,
+                                s.played, s.turn_played, s.terminated, s.truncated, s.rewards,
+                                s.steps, s.mask, live, action, self.standard, self.shaped,
+                                self.max_steps)
+
     def _apply(self, s: CardsBatch, live: np.ndarray, action: np.ndarray) -> None:
         self._play(s, live, action)
         self._update_mask(s, live)
@@ -180,6 +193,11 @@ class NinetyEightCardsVector(VectorGame):
     def _observe(self, s: CardsBatch, encoding: str, seats: np.ndarray) -> np.ndarray:
         b = len(seats)
         tops, hand = s.tops, s.hand
+        if self.backend == "numba":
+            obs = np.empty((b, self.observation_size(encoding)), np.float32)
+            return self.kernels.cards_observe(PER_100, JUMP_FEATURES, s.deck_pos, hand, tops,
+                                              s.in_draw, s.played, s.turn_played, self.standard,
+                                              encoding == "default", obs)
         if encoding == "original":
             obs = np.empty((b, 1 + NUM_PILES + HAND_SIZE), np.float32)
             obs[:, 0] = 99 - s.played

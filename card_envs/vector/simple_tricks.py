@@ -31,6 +31,7 @@ class SimpleTricksVector(VectorGame):
     """Batched simple tricks; ``SimpleTricksVector(num_values=10)`` as ``SimpleTricks``."""
 
     name = "simple_tricks"
+    numba_kernels = "tricks"
 
     def __init__(self, num_values: int = 10):
         super().__init__(SimpleTricks(num_values=num_values))
@@ -65,6 +66,10 @@ class SimpleTricksVector(VectorGame):
         # SimpleTricks.init: the shuffled deck's first N cards to seat 0, the rest to seat 1
         n, c = self.n, self.c
         deck = s.dealer.permutations(slots, c)
+        if self.backend == "numba":
+            self.kernels.tricks_deal(s.planes, s.deal_pos, s.lead, s.leader, s.tricks,
+                                     s.current_player, s.mask, slots, deck, n)
+            return
         k = len(slots)
         rows = np.repeat(slots, n)
         first, second = deck[:, :n].ravel(), deck[:, n:].ravel()
@@ -92,6 +97,11 @@ class SimpleTricksVector(VectorGame):
         mask = np.where(follow[:, None], same, hand)
         mask[s.terminated[slots]] = 0
         s.mask[slots] = mask
+
+    def _apply_compiled(self, s: TricksBatch, live: np.ndarray, card: np.ndarray) -> None:
+        self.kernels.tricks_step(s.planes, s.lead, s.leader, s.tricks, s.current_player,
+                                 s.terminated, s.truncated, s.rewards, s.steps, s.mask, live,
+                                 card, self.n, self.max_steps)
 
     def _apply(self, s: TricksBatch, live: np.ndarray, card: np.ndarray) -> None:
         self._play(s, live, card)
@@ -147,6 +157,11 @@ class SimpleTricksVector(VectorGame):
 
     # --- observations ---------------------------------------------------------------------
     def _observe(self, s: TricksBatch, encoding: str, seats: np.ndarray) -> np.ndarray:
+        if self.backend == "numba":
+            obs = np.empty((len(seats), self.observation_size(encoding)), np.float32)
+            return self.kernels.tricks_observe(s.planes, s.lead, s.leader, s.tricks,
+                                               s.current_player, s.terminated | s.truncated,
+                                               seats, self.n, encoding == "default", obs)
         b = np.arange(len(seats))
         c, n = self.c, self.n
         planes = s.planes[b, seats]
