@@ -282,3 +282,439 @@ def cards_observe(per_100, jump_features, deck_pos, hand, tops, in_draw, played,
             for j in range(12):
                 obs[i, 1 + j] = board[j]
     return obs
+
+
+# --- Thirty-One -------------------------------------------------------------------------------
+# Dealing draws from the batch's Dealer, which the kernels cannot call: a step flags the games
+# whose deck must be reshuffled or whose next round must be dealt, and the engine draws their
+# permutations and hands them to ``match_reshuffle`` / ``match_deal`` before ``match_finish``.
+@njit(cache=True)
+def _code(codes, a, b, c):  # pragma: no cover - compiled
+    return codes[(a * 52 + b) * 52 + c]
+
+
+@njit(cache=True)
+def _next_in(lives, i, p, n):  # pragma: no cover - compiled
+    """The first seat after p in turn order still in the match."""
+    for d in range(1, n):
+        q = (p + d) % n
+        if lives[i, q] > 0:
+            return q
+    return p
+
+
+@njit(cache=True)
+def _settle(codes, lives, hands, knocker, rounds, terminated, winner, player, opener,
+            first_turn, out, i, n, full_lives, shaped):  # pragma: no cover - compiled
+    """ThirtyOne._settle for game i; the shaped rewards go to ``out`` (n,) when asked for."""
+    inside = np.zeros(n, np.bool_)
+    score = np.zeros(n, np.int64)
+    low = 999
+    has_31 = False
+    for q in range(n):
+        if lives[i, q] > 0:
+            inside[q] = True
+            score[q] = _code(codes, hands[i, q, 0], hands[i, q, 1], hands[i, q, 2])
+            low = min(low, score[q])
+            has_31 |= score[q] == 62
+    knocked_out = False
+    for q in range(n):
+        if inside[q] and ((has_31 and score[q] != 62) or (not has_31 and score[q] == low)):
+            loss = 2 if q == knocker[i] else 1
+            if lives[i, q] > loss:
+                lives[i, q] -= loss
+            else:
+                lives[i, q] = 0
+                knocked_out = True
+    if shaped:
+        low_score = low / 2
+        for q in range(n):
+            out[q] = 0.0
+            if inside[q]:
+                sc = score[q] / 2
+                r = 0.5 * (sc - low_score)
+                if sc == low_score:
+                    r -= 5.0 if q == knocker[i] else 2.0
+                elif sc == 31.0:
+                    r += 10.0
+                elif q == knocker[i]:
+                    r += 0.3 * (sc - low_score)
+                r -= 0.3 * (full_lives - lives[i, q])
+                r += -2.0 if lives[i, q] <= 0 else 0.5
+                out[q] = r
+    if knocked_out:
+        alive = False
+        for q in range(n):
+            alive |= inside[q] and lives[i, q] > 0
+        if not alive:
+            for q in range(n):
+                if inside[q]:
+                    lives[i, q] = 1
+    rounds[i] += 1
+    left, last = 0, -1
+    for q in range(n):
+        if lives[i, q] > 0:
+            left += 1
+            last = q
+    if left == 1:
+        terminated[i] = True
+        winner[i] = last
+        player[i] = last
+        opener[i] = last
+        knocker[i] = -1
+        first_turn[i] = False
+    else:
+        opener[i] = _next_in(lives, i, opener[i], n)
+
+
+@njit(cache=True)
+def match_step(codes, card_value, lives, hands, shown, deck, deck_size, discard, discard_size,
+               in_discard, discard_values, opener, knocker, first_turn, phase, drawn,
+               from_discard, round_turns, rounds, winner, player, terminated, rewards,
+               need_reshuffle, need_deal, live, actions, n, full_lives, max_round_turns,
+               instant_31, shaped):  # pragma: no cover - compiled
+    """ThirtyOne._apply for each game of ``live`` up to the deals and reshuffles it needs."""
+    out = np.zeros(n)
+    for i in live:
+        p = player[i]
+        a = actions[i]
+        end_turn = False
+        showdown = False
+        if phase[i] == 0:
+            if a == 2:  # knock
+                knocker[i] = p
+                if first_turn[i]:
+                    first_turn[i] = False
+                    round_turns[i] += 1
+                    showdown = True
+                else:
+                    end_turn = True
+            else:
+                first_turn[i] = False
+                if a == 0:  # draw
+                    deck_size[i] -= 1
+                    drawn[i] = deck[i, deck_size[i]]
+                    from_discard[i] = False
+                else:  # take the top discard
+                    discard_size[i] -= 1
+                    card = discard[i, discard_size[i]]
+                    in_discard[i, card] = 0.0
+                    for s in range(4):
+                        discard_values[i, s] -= card_value[card, s]
+                    drawn[i] = card
+                    from_discard[i] = True
+                phase[i] = 1
+        else:
+            card = drawn[i]
+            gone = card
+            if a != 6:
+                slot = a - 3
+                gone = hands[i, p, slot]
+                hands[i, p, slot] = card
+                shown[i, p, slot] = card if from_discard[i] else -1
+            discard[i, discard_size[i]] = gone
+            discard_size[i] += 1
+            in_discard[i, gone] = 1.0
+            for s in range(4):
+                discard_values[i, s] += card_value[gone, s]
+            drawn[i] = -1
+            phase[i] = 0
+            end_turn = True
+        if end_turn:
+            round_turns[i] += 1
+            if deck_size[i] == 0:
+                need_reshuffle[i] = True
+            if instant_31 and _code(codes, hands[i, p, 0], hands[i, p, 1], hands[i, p, 2]) == 62:
+                showdown = True
+            else:
+                nxt = _next_in(lives, i, p, n)
+                if nxt == knocker[i] or (knocker[i] < 0 and round_turns[i] >= max_round_turns):
+                    showdown = True
+                else:
+                    player[i] = nxt
+        if showdown:
+            _settle(codes, lives, hands, knocker, rounds, terminated, winner, player, opener,
+                    first_turn, out, i, n, full_lives, shaped)
+            if shaped:
+                for q in range(n):
+                    rewards[i, q] = out[q]
+            if not terminated[i]:
+                need_deal[i] = True
+
+
+@njit(cache=True)
+def match_reshuffle(deck, deck_size, discard, discard_size, in_discard, discard_values,
+                    card_value, slots, perms):  # pragma: no cover - compiled
+    """ThirtyOne._reshuffle: the discard pile but its top card, in a row's order, is the deck."""
+    for r in range(len(slots)):
+        i = slots[r]
+        below = discard_size[i] - 1
+        top = discard[i, below]
+        for j in range(below):
+            deck[i, j] = discard[i, perms[r, j]]
+        deck_size[i] = below
+        discard[i, 0] = top
+        discard_size[i] = 1
+        in_discard[i, :] = 0.0
+        in_discard[i, top] = 1.0
+        for s in range(4):
+            discard_values[i, s] = card_value[top, s]
+
+
+@njit(cache=True)
+def match_deal(codes, card_value, lives, hands, shown, deck, deck_size, discard, discard_size,
+               in_discard, discard_values, opener, knocker, first_turn, phase, drawn,
+               from_discard, round_turns, rounds, winner, player, terminated, chain, has_chain,
+               need_deal, slots, perms, n, full_lives, instant_31,
+               shaped):  # pragma: no cover - compiled
+    """Deal each of ``slots`` a round from its row of ``perms`` (ThirtyOne._start_round's deal
+    and _open_round); with instant_31 a dealt 31 settles the round at once, its shaped rewards
+    added to ``chain``, and the game is flagged for another deal unless the match is over."""
+    out = np.zeros(n)
+    for r in range(len(slots)):
+        i = slots[r]
+        need_deal[i] = False
+        count = 0
+        for d in range(n):
+            q = (opener[i] + d) % n
+            if lives[i, q] > 0:
+                for k in range(3):
+                    hands[i, q, k] = perms[r, 3 * count + k]
+                count += 1
+            else:
+                for k in range(3):
+                    hands[i, q, k] = -1
+        top = 3 * count
+        size = 52 - top - 1
+        for j in range(size):
+            deck[i, j] = perms[r, top + 1 + j]
+        deck_size[i] = size
+        up = perms[r, top]
+        discard[i, 0] = up
+        discard_size[i] = 1
+        in_discard[i, :] = 0.0
+        in_discard[i, up] = 1.0
+        for s in range(4):
+            discard_values[i, s] = card_value[up, s]
+        shown[i, :, :] = -1
+        player[i] = opener[i]
+        knocker[i] = -1
+        first_turn[i] = True
+        phase[i] = 0
+        drawn[i] = -1
+        from_discard[i] = False
+        round_turns[i] = 0
+        if instant_31:
+            dealt_31 = False
+            for q in range(n):
+                if lives[i, q] > 0 and _code(codes, hands[i, q, 0], hands[i, q, 1],
+                                             hands[i, q, 2]) == 62:
+                    dealt_31 = True
+            if dealt_31:
+                _settle(codes, lives, hands, knocker, rounds, terminated, winner, player,
+                        opener, first_turn, out, i, n, full_lives, shaped)
+                if shaped:
+                    for q in range(n):
+                        chain[i, q] = out[q] if not has_chain[i] else chain[i, q] + out[q]
+                    has_chain[i] = True
+                if not terminated[i]:
+                    need_deal[i] = True
+
+
+@njit(cache=True)
+def match_finish(knocker, phase, from_discard, winner, terminated, truncated, rewards, pending,
+                 has_pending, chain, has_chain, steps, mask, live, n, shaped,
+                 max_steps):  # pragma: no cover - compiled
+    """The end of a step for each game of ``live``: the rewards (settled round, then the rounds
+    settled at its deals; the payoffs at a match's end; what the last deal settled first), the
+    mask and the step count."""
+    for i in live:
+        if has_chain[i]:
+            for q in range(n):
+                rewards[i, q] = rewards[i, q] + chain[i, q]
+            has_chain[i] = False
+        if terminated[i] and not shaped:
+            for q in range(n):
+                rewards[i, q] = 1.0 if q == winner[i] else -1.0 / (n - 1)
+        if has_pending[i]:
+            for q in range(n):
+                rewards[i, q] = pending[i, q] + rewards[i, q]
+            has_pending[i] = False
+        match_mask(knocker, phase, from_discard, mask, i)
+        count_step(steps, terminated, truncated, mask, i, max_steps)
+
+
+@njit(cache=True)
+def match_mask(knocker, phase, from_discard, mask, i):  # pragma: no cover - compiled
+    """ThirtyOne._legal_mask for game i (the caller zeroes it once the game is over)."""
+    if phase[i] == 1:
+        mask[i, 0] = mask[i, 1] = mask[i, 2] = 0
+        mask[i, 3] = mask[i, 4] = mask[i, 5] = 1
+        mask[i, 6] = 0 if from_discard[i] else 1
+    else:
+        mask[i, 0] = mask[i, 1] = 1
+        mask[i, 2] = 1 if knocker[i] < 0 else 0
+        mask[i, 3] = mask[i, 4] = mask[i, 5] = mask[i, 6] = 0
+
+
+@njit(cache=True)
+def _places(lives, i, me, n, places):  # pragma: no cover - compiled
+    """places[q]: q's place from me (0 me, k the k-th next seat in, -1 out); the count in."""
+    count = 0
+    places[me] = 0
+    for d in range(1, n):
+        q = (me + d) % n
+        if lives[i, q] > 0:
+            count += 1
+            places[q] = count
+        else:
+            places[q] = -1
+    return count
+
+
+@njit(cache=True)
+def match_observe(codes, card_11, card_31, card_value, card_source, score_31, unseen_f32,
+                  lives_f32, source_place, lives, hands, shown, discard, discard_size,
+                  in_discard, discard_values, deck_size, opener, knocker, first_turn, phase,
+                  drawn, from_discard, round_turns, player, done, seats, n, max_round_turns,
+                  default, obs):  # pragma: no cover - compiled
+    """Each game's observation for ``seats`` in the default or the original encoding (the
+    numpy engine's ``_default`` / ``_original``, game by game)."""
+    places = np.zeros(n, np.int64)
+    seen = np.zeros(4, np.int64)
+    acc = np.zeros(4, np.float32)
+    ev = np.zeros(4)
+    inv_turns = 1.0 / max_round_turns
+    for i in range(len(seats)):
+        me = seats[i]
+        acting = player[i]
+        to_act = acting == me and not done[i]
+        drawn_v = drawn[i] if to_act and phase[i] == 1 else -1
+        taken = drawn[i] if phase[i] == 1 and from_discard[i] else -1
+        top = discard[i, discard_size[i] - 1] if discard_size[i] > 0 else -1
+        a, b, c = hands[i, me, 0], hands[i, me, 1], hands[i, me, 2]
+        has_hand = a >= 0
+        count = _places(lives, i, me, n, places)
+        obs[i, :] = 0.0
+        if default:
+            for k in range(3):
+                card = hands[i, me, k]
+                if card >= 0:
+                    for s in range(4):
+                        obs[i, 4 * k + s] = card_11[card, s]
+            for s in range(4):
+                if top >= 0:
+                    obs[i, 12 + s] = card_11[top, s]
+                if drawn_v >= 0:
+                    obs[i, 16 + s] = card_11[drawn_v, s]
+            if has_hand:
+                for s in range(4):
+                    obs[i, 20 + s] = (card_31[a, s] + card_31[b, s]) + card_31[c, s]
+                obs[i, 24] = score_31[_code(codes, a, b, c)]
+                card = drawn_v if drawn_v >= 0 else top
+                if card >= 0:
+                    obs[i, 25] = score_31[_code(codes, card, b, c)]
+                    obs[i, 26] = score_31[_code(codes, a, card, c)]
+                    obs[i, 27] = score_31[_code(codes, a, b, card)]
+            for j in range(52):
+                obs[i, 28 + j] = in_discard[i, j]
+            for s in range(4):
+                seen[s] = discard_values[i, s]
+                if drawn_v >= 0:
+                    seen[s] += card_value[drawn_v, s]
+                if has_hand:
+                    seen[s] += card_value[a, s] + card_value[b, s] + card_value[c, s]
+            for q in range(n):
+                if places[q] <= 0:
+                    continue
+                acc[:] = 0.0
+                for k in range(4):
+                    card = shown[i, q, k] if k < 3 else (taken if q == acting else -1)
+                    if card >= 0:
+                        for s in range(4):
+                            acc[s] = acc[s] + card_31[card, s]
+                            seen[s] += card_value[card, s]
+                for s in range(4):
+                    obs[i, 84 + 4 * (places[q] - 1) + s] = acc[s]
+            for s in range(4):
+                obs[i, 80 + s] = unseen_f32[seen[s]]
+            start = 84 + 4 * (n - 1)
+            for q in range(n):
+                if places[q] >= 0:
+                    obs[i, start + places[q]] = lives_f32[lives[i, q]]
+            if knocker[i] >= 0 and places[knocker[i]] >= 0:
+                obs[i, start + n + places[knocker[i]]] = 1.0
+            if places[acting] >= 0:
+                obs[i, start + 2 * n + places[acting]] = 1.0
+            if places[opener[i]] >= 0:
+                obs[i, start + 3 * n + places[opener[i]]] = 1.0
+            start += 4 * n
+            obs[i, start] = phase[i]
+            obs[i, start + 1] = 1.0 if phase[i] == 1 and taken >= 0 else 0.0
+            obs[i, start + 2] = first_turn[i]
+            obs[i, start + 3] = deck_size[i] * (1.0 / 52)
+            obs[i, start + 4] = 0.0 if first_turn[i] else min(round_turns[i] * inv_turns, 1.0)
+            continue
+        # the original encoding: source 001's ActionNN or SwapNN input
+        unseen = 52 - discard_size[i] - (3 if has_hand else 0)
+        for s in range(4):
+            seen[s] = discard_values[i, s]
+            if has_hand:
+                seen[s] += card_value[a, s] + card_value[b, s] + card_value[c, s]
+        for q in range(n):
+            if places[q] > 0:
+                for k in range(3):
+                    card = shown[i, q, k]
+                    if card >= 0:
+                        unseen -= 1
+                        for s in range(4):
+                            seen[s] += card_value[card, s]
+        if taken >= 0 and places[acting] >= 0:
+            unseen -= 1
+            for s in range(4):
+                seen[s] += card_value[taken, s]
+        for s in range(4):
+            ev[source_place[s]] = (95 - seen[s]) / unseen if unseen > 0 else 0.0
+        left = right = -1
+        for q in range(n):
+            if places[q] == 1:
+                left = q
+            if count >= 1 and places[q] == count:
+                right = q
+        if drawn_v >= 0:
+            obs[i, 0] = 1.0
+            for k in range(3):
+                for s in range(4):
+                    obs[i, 47 + 4 * k + s] = card_source[hands[i, me, k], s]
+                    if left >= 0 and shown[i, left, k] >= 0:
+                        obs[i, 67 + 4 * k + s] = card_source[shown[i, left, k], s]
+            for s in range(4):
+                obs[i, 59 + s] = card_source[drawn_v, s]
+                obs[i, 63 + s] = ev[s]
+            continue
+        for k in range(3):
+            for s in range(4):
+                if has_hand:
+                    obs[i, 1 + 4 * k + s] = card_source[hands[i, me, k], s]
+                if left >= 0 and shown[i, left, k] >= 0:
+                    obs[i, 23 + 4 * k + s] = card_source[shown[i, left, k], s]
+                if right >= 0 and shown[i, right, k] >= 0:
+                    obs[i, 35 + 4 * k + s] = card_source[shown[i, right, k], s]
+        for s in range(4):
+            if top >= 0:
+                obs[i, 13 + s] = card_source[top, s]
+            obs[i, 17 + s] = ev[s]
+        obs[i, 21] = 1.0 if first_turn[i] else 0.0
+        if knocker[i] >= 0:
+            index_knocker = index_opener = m = 0
+            for q in range(n):
+                if lives[i, q] > 0:
+                    if q == knocker[i]:
+                        index_knocker = m
+                    if q == opener[i]:
+                        index_opener = m
+                    m += 1
+            obs[i, 22] = (index_knocker - index_opener) % m
+        else:
+            obs[i, 22] = -1.0
+    return obs

@@ -62,6 +62,7 @@ SUIT = np.append(SUITS, 0)
 # by score code; codes past 62 (made-up hands with a card twice, masked out where read) read 0
 SCORE_31_F32 = np.pad(np.array(SCORE_31, np.float32), (0, 256 - len(SCORE_31)))
 UNSEEN_F32 = np.array(UNSEEN, np.float32)
+SOURCE_PLACE = np.array(SOURCE_SUIT_PLACE, np.int64)
 # the masks by (phase, from_discard or knocked): rows 0-1 phase 1 (drawn, taken), 2-3 phase 0
 MASKS = np.stack([MASK_PLACE_DRAWN, MASK_PLACE_TAKEN, MASK_TURN, MASK_TURN_AFTER_KNOCK])
 
@@ -95,6 +96,7 @@ class ThirtyOneVector(VectorGame):
     """Batched Thirty-One; takes the rules arguments of ``ThirtyOne`` (2-7 players)."""
 
     name = "thirty_one"
+    numba_kernels = "match"
 
     def __init__(self, num_players: int = 3, lives: int = 3, three_of_a_kind: bool = False,
                  instant_31: bool = False, reward: str = "default", max_round_turns: int = 100,
@@ -169,6 +171,11 @@ class ThirtyOneVector(VectorGame):
         s.from_discard = np.zeros(num_envs, bool)
         s.pending = np.zeros((num_envs, n))
         s.has_pending = np.zeros(num_envs, bool)
+        # the numba backend's hand-over between a step and the deals it needs
+        s.need_reshuffle = np.zeros(num_envs, bool)
+        s.need_deal = np.zeros(num_envs, bool)
+        s.chain = np.zeros((num_envs, n))
+        s.has_chain = np.zeros(num_envs, bool)
         return s
 
     def _deal(self, s: MatchBatch, slots: np.ndarray) -> None:
@@ -178,6 +185,15 @@ class ThirtyOneVector(VectorGame):
         s.rounds[slots] = 0
         s.winner[slots] = -1
         s.has_pending[slots] = False
+        if self.backend == "numba":
+            s.need_deal[slots] = True
+            s.has_chain[slots] = False
+            self._compiled_deals(s)
+            s.pending[slots] = s.chain[slots]
+            s.has_pending[slots] = s.has_chain[slots]
+            s.has_chain[slots] = False
+            self._update_mask(s, slots)
+            return
         rewards, paid = self._start_round(s, slots)
         if paid.any():
             s.pending[slots[paid]] = rewards[paid]
@@ -247,6 +263,40 @@ class ThirtyOneVector(VectorGame):
         mask = MASKS[row]
         mask[s.terminated[slots]] = 0
         s.mask[slots] = mask
+
+    def _compiled_args(self, s: MatchBatch) -> tuple:
+        return (self.codes, CARD_VALUE, s.lives, s.hands, s.shown, s.deck, s.deck_size,
+                s.discard, s.discard_size, s.in_discard, s.discard_values, s.opener, s.knocker,
+                s.first_turn, s.phase, s.drawn, s.from_discard, s.round_turns, s.rounds,
+                s.winner, s.current_player, s.terminated)
+
+    def _compiled_deals(self, s: MatchBatch) -> None:
+        """The reshuffles, then the deals, that the kernels flagged (in that order: a game's
+        shuffles come from its dealer in the order the scalar rules make them)."""
+        kernels, game = self.kernels, self.game
+        again = np.flatnonzero(s.need_reshuffle)
+        if len(again):
+            perms = s.dealer.ragged_permutations(again, s.discard_size[again] - 1, C)
+            kernels.match_reshuffle(s.deck, s.deck_size, s.discard, s.discard_size,
+                                    s.in_discard, s.discard_values, CARD_VALUE, again, perms)
+            s.need_reshuffle[again] = False
+        deal = np.flatnonzero(s.need_deal)
+        while len(deal):
+            perms = s.dealer.permutations(deal, C)
+            kernels.match_deal(*self._compiled_args(s), s.chain, s.has_chain, s.need_deal, deal,
+                               perms, self.n, self.lives, game.instant_31, self.shaped)
+            deal = np.flatnonzero(s.need_deal)
+
+    def _apply_compiled(self, s: MatchBatch, live: np.ndarray, action: np.ndarray) -> None:
+        kernels, game = self.kernels, self.game
+        kernels.match_step(*self._compiled_args(s), s.rewards, s.need_reshuffle, s.need_deal,
+                           live, action, self.n, self.lives, game.max_round_turns,
+                           game.instant_31, self.shaped)
+        self._compiled_deals(s)
+        kernels.match_finish(s.knocker, s.phase, s.from_discard, s.winner, s.terminated,
+                             s.truncated, s.rewards, s.pending, s.has_pending, s.chain,
+                             s.has_chain, s.steps, s.mask, live, self.n, self.shaped,
+                             self.max_steps)
 
     def _apply(self, s: MatchBatch, live: np.ndarray, action: np.ndarray) -> None:
         k = len(live)
@@ -435,6 +485,15 @@ class ThirtyOneVector(VectorGame):
 
     # --- observations ---------------------------------------------------------------------
     def _observe(self, s: MatchBatch, encoding: str, seats: np.ndarray) -> np.ndarray:
+        if self.backend == "numba":
+            obs = np.empty((len(seats), self.observation_size(encoding)), np.float32)
+            return self.kernels.match_observe(
+                self.codes, CARD_11, CARD_31, CARD_VALUE, CARD_SOURCE, SCORE_31_F32, UNSEEN_F32,
+                self.lives_f32, SOURCE_PLACE, s.lives, s.hands, s.shown, s.discard,
+                s.discard_size, s.in_discard, s.discard_values, s.deck_size, s.opener,
+                s.knocker, s.first_turn, s.phase, s.drawn, s.from_discard, s.round_turns,
+                s.current_player, s.terminated | s.truncated, seats, self.n,
+                self.game.max_round_turns, encoding == "default", obs)
         k = len(seats)
         rows = np.arange(k)
         live = ~(s.terminated | s.truncated)
