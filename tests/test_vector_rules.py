@@ -17,7 +17,7 @@ import pytest
 from card_envs import vector
 from card_envs.core.agents import make_agent
 from card_envs.registry import load_spec
-from card_envs.vector.base import numba_available
+from card_envs.vector.base import SeededDealer, numba_available
 
 # (game, rules arguments) the tests run: every variant the scalar tests exercise
 CONFIGS = [
@@ -161,14 +161,18 @@ def test_rule_agent_games_match_the_scalar_agents(name, config, backend):
 
 
 @pytest.mark.parametrize("backend", BACKENDS)
-def test_patient_random_games_reach_reshuffles_and_match(backend):
+def test_patient_random_games_reach_reshuffles_and_match(backend, monkeypatch):
     # random play knocks often, so its rounds rarely empty the deck; without knocks they do
-    engine = vector.make("thirty_one", num_players=2)
     reshuffles = []
-    original = engine._reshuffle
-    engine._reshuffle = lambda s, slots: reshuffles.append(len(slots)) or original(s, slots)
+    original = SeededDealer.ragged_permutations
+
+    def counted(self, slots, lengths, width):
+        reshuffles.append(len(slots))
+        return original(self, slots, lengths, width)
+
+    monkeypatch.setattr(SeededDealer, "ragged_permutations", counted)
     differential("thirty_one", {"num_players": 2}, games=20, batch=20, policy="patient",
-                 engine=engine, backend=backend)
+                 backend=backend)
     assert sum(reshuffles) > 20
 
 

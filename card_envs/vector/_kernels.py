@@ -3,6 +3,9 @@
 Imported only by an engine whose backend is "numba" (never by ``import card_envs``). Each
 kernel runs the scalar rules for each slot it is given, on the same state arrays as the numpy
 code, so the two backends are interchangeable and the same differential tests check both.
+Helpers that take arrays loop over the slots themselves and are called once per kernel: a
+call that passes arrays counts references to each (some 10 ns per array with numba 0.68), which
+per game would cost more than the rules. Rows are written in explicit loops for the same reason.
 """
 
 from __future__ import annotations
@@ -42,34 +45,34 @@ def random_legal(mask, uniform, out):  # pragma: no cover - compiled
 
 
 @njit(cache=True)
-def count_step(steps, terminated, truncated, mask, i, max_steps):  # pragma: no cover
-    """Count the step of game i and apply the cap (Game.apply); zero the mask of an ended game."""
-    steps[i] += 1
-    if not terminated[i] and steps[i] >= max_steps:
-        truncated[i] = True
-    if terminated[i] or truncated[i]:
-        mask[i, :] = 0
+def count_steps(steps, terminated, truncated, mask, live, max_steps):  # pragma: no cover
+    """Count the step of each game of ``live`` and apply the cap (Game.apply); zero the mask of
+    a game that is over."""
+    width = mask.shape[1]
+    for i in live:
+        steps[i] += 1
+        if not terminated[i] and steps[i] >= max_steps:
+            truncated[i] = True
+        if terminated[i] or truncated[i]:
+            for j in range(width):
+                mask[i, j] = 0
 
 
 # --- simple tricks ----------------------------------------------------------------------------
 @njit(cache=True)
-def tricks_mask(planes, lead, player, mask, i, n):  # pragma: no cover - compiled
-    """SimpleTricks._legal_mask for game i: the hand, or the led colour's cards if any."""
-    p = player[i]
-    if lead[i] >= 0:
-        start = (lead[i] // n) * n
-        follows = False
-        for j in range(start, start + n):
-            if planes[i, p, j]:
-                follows = True
-                break
-        if follows:
-            mask[i, :] = 0
-            for j in range(start, start + n):
-                mask[i, j] = planes[i, p, j]
-            return
-    for j in range(2 * n):
-        mask[i, j] = planes[i, p, j]
+def tricks_masks(planes, lead, player, mask, slots, n):  # pragma: no cover - compiled
+    """SimpleTricks._legal_mask for each of ``slots``: the hand, or the led colour's cards."""
+    for i in slots:
+        p = player[i]
+        start, stop = 0, 2 * n
+        if lead[i] >= 0:
+            colour = (lead[i] // n) * n
+            for j in range(colour, colour + n):
+                if planes[i, p, j]:
+                    start, stop = colour, colour + n
+                    break
+        for j in range(2 * n):
+            mask[i, j] = planes[i, p, j] if start <= j < stop else 0
 
 
 @njit(cache=True)
@@ -102,9 +105,8 @@ def tricks_step(planes, lead, leader, tricks, player, terminated, truncated, rew
                 diff = np.sign(tricks[i, 0] - tricks[i, 1])
                 rewards[i, 0] = diff
                 rewards[i, 1] = -diff
-        if not terminated[i]:
-            tricks_mask(planes, lead, player, mask, i, n)
-        count_step(steps, terminated, truncated, mask, i, max_steps)
+    tricks_masks(planes, lead, player, mask, live, n)
+    count_steps(steps, terminated, truncated, mask, live, max_steps)
 
 
 @njit(cache=True)
@@ -114,7 +116,9 @@ def tricks_deal(planes, deal_pos, lead, leader, tricks, player, mask, slots, dec
     c = 2 * n
     for r in range(len(slots)):
         i = slots[r]
-        planes[i, :, :] = 0
+        for j_ in range(planes.shape[1]):
+            for k_ in range(planes.shape[2]):
+                planes[i, j_, k_] = 0
         for j in range(c):
             card = deck[r, j]
             seat = 0 if j < n else 1
@@ -126,7 +130,7 @@ def tricks_deal(planes, deal_pos, lead, leader, tricks, player, mask, slots, dec
         player[i] = 0
         tricks[i, 0] = 0
         tricks[i, 1] = 0
-        tricks_mask(planes, lead, player, mask, i, n)
+    tricks_masks(planes, lead, player, mask, slots, n)
 
 
 @njit(cache=True)
@@ -158,46 +162,47 @@ def tricks_observe(planes, lead, leader, tricks, player, done, seats, n, default
 
 # --- 98 Cards ---------------------------------------------------------------------------------
 @njit(cache=True)
-def cards_refill(deck, deck_pos, hand, hand_size, in_draw, i):  # pragma: no cover - compiled
-    """Draw game i's hand back up to 8 cards, keeping it sorted (NinetyEightCards._refill)."""
+def cards_refills(deck, deck_pos, hand, hand_size, in_draw, slots, flags):  # pragma: no cover
+    """Draw the hand of each of ``slots`` whose flag is set back up to 8 cards, keeping it
+    sorted (NinetyEightCards._refill)."""
     num_cards = deck.shape[1]
-    while hand_size[i] < 8 and deck_pos[i] < num_cards:
-        card = deck[i, deck_pos[i]]
-        deck_pos[i] += 1
-        in_draw[i, card - 2] = 0.0
-        j = hand_size[i]
-        while j > 0 and hand[i, j - 1] > card:
-            hand[i, j] = hand[i, j - 1]
-            j -= 1
-        hand[i, j] = card
-        hand_size[i] += 1
+    for i in slots:
+        if not flags[i]:
+            continue
+        while hand_size[i] < 8 and deck_pos[i] < num_cards:
+            card = deck[i, deck_pos[i]]
+            deck_pos[i] += 1
+            in_draw[i, card - 2] = 0.0
+            j = hand_size[i]
+            while j > 0 and hand[i, j - 1] > card:
+                hand[i, j] = hand[i, j - 1]
+                j -= 1
+            hand[i, j] = card
+            hand_size[i] += 1
 
 
 @njit(cache=True)
-def cards_min_play(deck_pos, turn_played, i, num_cards):  # pragma: no cover - compiled
-    need = (2 if deck_pos[i] < num_cards else 1) - turn_played[i]
-    return need if need > 0 else 0
-
-
-@njit(cache=True)
-def cards_mask(fits, deck_pos, hand, hand_size, tops, turn_played, terminated, mask, i,
-               standard):  # pragma: no cover - compiled
-    """NinetyEightCards._update_legal for game i: the mask, and the end when nothing is legal
-    or every card is played."""
-    any_legal = False
-    for pile in range(4):
-        top = tops[i, pile]
-        for slot in range(8):
-            legal = fits[pile, top, hand[i, slot]]
-            mask[i, 8 * pile + slot] = legal
-            any_legal |= legal != 0
-    if standard:
-        end = cards_min_play(deck_pos, turn_played, i, 98) == 0
-        mask[i, 32] = end
-        any_legal |= end
-    if not any_legal or (hand_size[i] == 0 and deck_pos[i] == 98):
-        terminated[i] = True
-        mask[i, :] = 0
+def cards_masks(fits, deck_pos, hand, hand_size, tops, turn_played, terminated, mask, slots,
+                standard):  # pragma: no cover - compiled
+    """NinetyEightCards._update_legal for each of ``slots``: the mask, and the end when nothing
+    is legal or every card is played."""
+    for i in slots:
+        any_legal = False
+        for pile in range(4):
+            top = tops[i, pile]
+            for slot in range(8):
+                legal = fits[pile, top, hand[i, slot]]
+                mask[i, 8 * pile + slot] = legal
+                any_legal |= legal != 0
+        if standard:
+            need = (2 if deck_pos[i] < 98 else 1) - turn_played[i]
+            end = need <= 0
+            mask[i, 32] = end
+            any_legal |= end
+        if not any_legal or (hand_size[i] == 0 and deck_pos[i] == 98):
+            terminated[i] = True
+            for j in range(mask.shape[1]):
+                mask[i, j] = 0
 
 
 @njit(cache=True)
@@ -205,11 +210,12 @@ def cards_step(fits, deck, deck_pos, hand, hand_size, tops, in_draw, played, tur
                terminated, truncated, rewards, steps, mask, live, actions, standard, shaped,
                max_steps):  # pragma: no cover - compiled
     """NinetyEightCards._apply (and the step count) for each game of ``live``."""
+    refill = np.zeros(len(mask), np.bool_)
     for i in live:
         a = actions[i]
         if a == 32:  # the end of the turn (standard rules)
             turn_played[i] = 0
-            cards_refill(deck, deck_pos, hand, hand_size, in_draw, i)
+            refill[i] = True
         else:
             pile, slot = a // 8, a % 8
             card = hand[i, slot]
@@ -222,24 +228,27 @@ def cards_step(fits, deck, deck_pos, hand, hand_size, tops, in_draw, played, tur
             if standard:
                 turn_played[i] += 1
             else:
-                cards_refill(deck, deck_pos, hand, hand_size, in_draw, i)
+                refill[i] = True
             rewards[i, 0] = played[i] - 1 if shaped else 1.0
-        cards_mask(fits, deck_pos, hand, hand_size, tops, turn_played, terminated, mask, i,
-                   standard)
-        count_step(steps, terminated, truncated, mask, i, max_steps)
+    cards_refills(deck, deck_pos, hand, hand_size, in_draw, live, refill)
+    cards_masks(fits, deck_pos, hand, hand_size, tops, turn_played, terminated, mask, live,
+                standard)
+    count_steps(steps, terminated, truncated, mask, live, max_steps)
 
 
 @njit(cache=True)
 def cards_deal(fits, deck, deck_pos, hand, hand_size, tops, in_draw, played, turn_played,
                terminated, mask, slots, perms, standard):  # pragma: no cover - compiled
     """NinetyEightCards.init for each of ``slots``: the cards 2..99 in its row's order."""
+    refill = np.zeros(len(mask), np.bool_)
     for r in range(len(slots)):
         i = slots[r]
         for j in range(98):
             deck[i, j] = perms[r, j] + 2
             in_draw[i, j] = 1.0
         deck_pos[i] = 0
-        hand[i, :] = 0
+        for j in range(8):
+            hand[i, j] = 0
         hand_size[i] = 0
         tops[i, 0] = 1
         tops[i, 1] = 1
@@ -247,9 +256,10 @@ def cards_deal(fits, deck, deck_pos, hand, hand_size, tops, in_draw, played, tur
         tops[i, 3] = 100
         played[i] = 0
         turn_played[i] = 0
-        cards_refill(deck, deck_pos, hand, hand_size, in_draw, i)
-        cards_mask(fits, deck_pos, hand, hand_size, tops, turn_played, terminated, mask, i,
-                   standard)
+        refill[i] = True
+    cards_refills(deck, deck_pos, hand, hand_size, in_draw, slots, refill)
+    cards_masks(fits, deck_pos, hand, hand_size, tops, turn_played, terminated, mask, slots,
+                standard)
 
 
 @njit(cache=True)
@@ -269,7 +279,8 @@ def cards_observe(per_100, jump_features, deck_pos, hand, tops, in_draw, played,
             obs[i, 44] = (98 - deck_pos[i]) / 90
             obs[i, 45] = played[i] / 98
             obs[i, 46] = turn_played[i] / 8
-            obs[i, 47] = cards_min_play(deck_pos, turn_played, i, 98) / 2.0 if standard else 0.0
+            need = (2 if deck_pos[i] < 98 else 1) - turn_played[i]
+            obs[i, 47] = max(need, 0) / 2.0 if standard else 0.0
             for j in range(98):
                 obs[i, 48 + j] = in_draw[i, j]
         else:
@@ -288,11 +299,6 @@ def cards_observe(per_100, jump_features, deck_pos, hand, tops, in_draw, played,
 # Dealing draws from the batch's Dealer, which the kernels cannot call: a step flags the games
 # whose deck must be reshuffled or whose next round must be dealt, and the engine draws their
 # permutations and hands them to ``match_reshuffle`` / ``match_deal`` before ``match_finish``.
-@njit(cache=True)
-def _code(codes, a, b, c):  # pragma: no cover - compiled
-    return codes[(a * 52 + b) * 52 + c]
-
-
 @njit(cache=True)
 def _next_in(lives, i, p, n):  # pragma: no cover - compiled
     """The first seat after p in turn order still in the match."""
@@ -314,7 +320,7 @@ def _settle(codes, lives, hands, knocker, rounds, terminated, winner, player, op
     for q in range(n):
         if lives[i, q] > 0:
             inside[q] = True
-            score[q] = _code(codes, hands[i, q, 0], hands[i, q, 1], hands[i, q, 2])
+            score[q] = codes[(hands[i, q, 0] * 52 + hands[i, q, 1]) * 52 + hands[i, q, 2]]
             low = min(low, score[q])
             has_31 |= score[q] == 62
     knocked_out = False
@@ -424,10 +430,15 @@ def match_step(codes, card_value, lives, hands, shown, deck, deck_size, discard,
             round_turns[i] += 1
             if deck_size[i] == 0:
                 need_reshuffle[i] = True
-            if instant_31 and _code(codes, hands[i, p, 0], hands[i, p, 1], hands[i, p, 2]) == 62:
+            hand_code = codes[(hands[i, p, 0] * 52 + hands[i, p, 1]) * 52 + hands[i, p, 2]]
+            if instant_31 and hand_code == 62:
                 showdown = True
             else:
-                nxt = _next_in(lives, i, p, n)
+                nxt = p
+                for d in range(1, n):  # the next seat still in
+                    if lives[i, (p + d) % n] > 0:
+                        nxt = (p + d) % n
+                        break
                 if nxt == knocker[i] or (knocker[i] < 0 and round_turns[i] >= max_round_turns):
                     showdown = True
                 else:
@@ -455,7 +466,8 @@ def match_reshuffle(deck, deck_size, discard, discard_size, in_discard, discard_
         deck_size[i] = below
         discard[i, 0] = top
         discard_size[i] = 1
-        in_discard[i, :] = 0.0
+        for j_ in range(in_discard.shape[1]):
+            in_discard[i, j_] = 0.0
         in_discard[i, top] = 1.0
         for s in range(4):
             discard_values[i, s] = card_value[top, s]
@@ -492,11 +504,14 @@ def match_deal(codes, card_value, lives, hands, shown, deck, deck_size, discard,
         up = perms[r, top]
         discard[i, 0] = up
         discard_size[i] = 1
-        in_discard[i, :] = 0.0
+        for j_ in range(in_discard.shape[1]):
+            in_discard[i, j_] = 0.0
         in_discard[i, up] = 1.0
         for s in range(4):
             discard_values[i, s] = card_value[up, s]
-        shown[i, :, :] = -1
+        for j_ in range(shown.shape[1]):
+            for k_ in range(shown.shape[2]):
+                shown[i, j_, k_] = -1
         player[i] = opener[i]
         knocker[i] = -1
         first_turn[i] = True
@@ -507,8 +522,8 @@ def match_deal(codes, card_value, lives, hands, shown, deck, deck_size, discard,
         if instant_31:
             dealt_31 = False
             for q in range(n):
-                if lives[i, q] > 0 and _code(codes, hands[i, q, 0], hands[i, q, 1],
-                                             hands[i, q, 2]) == 62:
+                if lives[i, q] > 0 and codes[(hands[i, q, 0] * 52 + hands[i, q, 1]) * 52
+                                             + hands[i, q, 2]] == 62:
                     dealt_31 = True
             if dealt_31:
                 _settle(codes, lives, hands, knocker, rounds, terminated, winner, player,
@@ -540,36 +555,15 @@ def match_finish(knocker, phase, from_discard, winner, terminated, truncated, re
             for q in range(n):
                 rewards[i, q] = pending[i, q] + rewards[i, q]
             has_pending[i] = False
-        match_mask(knocker, phase, from_discard, mask, i)
-        count_step(steps, terminated, truncated, mask, i, max_steps)
-
-
-@njit(cache=True)
-def match_mask(knocker, phase, from_discard, mask, i):  # pragma: no cover - compiled
-    """ThirtyOne._legal_mask for game i (the caller zeroes it once the game is over)."""
-    if phase[i] == 1:
-        mask[i, 0] = mask[i, 1] = mask[i, 2] = 0
-        mask[i, 3] = mask[i, 4] = mask[i, 5] = 1
-        mask[i, 6] = 0 if from_discard[i] else 1
-    else:
-        mask[i, 0] = mask[i, 1] = 1
-        mask[i, 2] = 1 if knocker[i] < 0 else 0
-        mask[i, 3] = mask[i, 4] = mask[i, 5] = mask[i, 6] = 0
-
-
-@njit(cache=True)
-def _places(lives, i, me, n, places):  # pragma: no cover - compiled
-    """places[q]: q's place from me (0 me, k the k-th next seat in, -1 out); the count in."""
-    count = 0
-    places[me] = 0
-    for d in range(1, n):
-        q = (me + d) % n
-        if lives[i, q] > 0:
-            count += 1
-            places[q] = count
-        else:
-            places[q] = -1
-    return count
+        # ThirtyOne._legal_mask (count_steps zeroes it once the game is over)
+        placing = phase[i] == 1
+        for a in range(3):
+            mask[i, a] = not placing
+            mask[i, 3 + a] = placing
+        if not placing and knocker[i] >= 0:
+            mask[i, 2] = 0
+        mask[i, 6] = placing and not from_discard[i]
+    count_steps(steps, terminated, truncated, mask, live, max_steps)
 
 
 @njit(cache=True)
@@ -594,8 +588,17 @@ def match_observe(codes, card_11, card_31, card_value, card_source, score_31, un
         top = discard[i, discard_size[i] - 1] if discard_size[i] > 0 else -1
         a, b, c = hands[i, me, 0], hands[i, me, 1], hands[i, me, 2]
         has_hand = a >= 0
-        count = _places(lives, i, me, n, places)
-        obs[i, :] = 0.0
+        count = 0  # places[q]: q's place from me (0 me, k the k-th next seat in, -1 out)
+        places[me] = 0
+        for d in range(1, n):
+            q = (me + d) % n
+            if lives[i, q] > 0:
+                count += 1
+                places[q] = count
+            else:
+                places[q] = -1
+        for j_ in range(obs.shape[1]):
+            obs[i, j_] = 0.0
         if default:
             for k in range(3):
                 card = hands[i, me, k]
@@ -610,12 +613,12 @@ def match_observe(codes, card_11, card_31, card_value, card_source, score_31, un
             if has_hand:
                 for s in range(4):
                     obs[i, 20 + s] = (card_31[a, s] + card_31[b, s]) + card_31[c, s]
-                obs[i, 24] = score_31[_code(codes, a, b, c)]
+                obs[i, 24] = score_31[codes[(a * 52 + b) * 52 + c]]
                 card = drawn_v if drawn_v >= 0 else top
                 if card >= 0:
-                    obs[i, 25] = score_31[_code(codes, card, b, c)]
-                    obs[i, 26] = score_31[_code(codes, a, card, c)]
-                    obs[i, 27] = score_31[_code(codes, a, b, card)]
+                    obs[i, 25] = score_31[codes[(card * 52 + b) * 52 + c]]
+                    obs[i, 26] = score_31[codes[(a * 52 + card) * 52 + c]]
+                    obs[i, 27] = score_31[codes[(a * 52 + b) * 52 + card]]
             for j in range(52):
                 obs[i, 28 + j] = in_discard[i, j]
             for s in range(4):
@@ -627,7 +630,8 @@ def match_observe(codes, card_11, card_31, card_value, card_source, score_31, un
             for q in range(n):
                 if places[q] <= 0:
                     continue
-                acc[:] = 0.0
+                for s in range(4):
+                    acc[s] = 0.0
                 for k in range(4):
                     card = shown[i, q, k] if k < 3 else (taken if q == acting else -1)
                     if card >= 0:
