@@ -134,29 +134,29 @@ def tricks_deal(planes, deal_pos, lead, leader, tricks, player, mask, slots, dec
 
 
 @njit(cache=True)
-def tricks_observe(planes, lead, leader, tricks, player, done, seats, n, default,
+def tricks_observe(planes, lead, leader, tricks, player, done, rows, seats, n, default,
                    obs):  # pragma: no cover - compiled
-    """Each game's observation for ``seats`` in the default or the original encoding."""
+    """Row r: game rows[r]'s observation for seats[r], in the default or original encoding."""
     c = 2 * n
-    for i in range(len(seats)):
-        q = seats[i]
+    for r in range(len(rows)):
+        i, q = rows[r], seats[r]
         if default:
             for j in range(4 * c):
-                obs[i, j] = planes[i, q, j]
+                obs[r, j] = planes[i, q, j]
             for j in range(4 * c, 5 * c):
-                obs[i, j] = 0.0
+                obs[r, j] = 0.0
             if lead[i] >= 0:
-                obs[i, 4 * c + lead[i]] = 1.0
-            obs[i, 5 * c] = 1.0 if player[i] == q and not done[i] else 0.0
-            obs[i, 5 * c + 1] = tricks[i, q] / n
-            obs[i, 5 * c + 2] = tricks[i, 1 - q] / n
+                obs[r, 4 * c + lead[i]] = 1.0
+            obs[r, 5 * c] = 1.0 if player[i] == q and not done[i] else 0.0
+            obs[r, 5 * c + 1] = tricks[i, q] / n
+            obs[r, 5 * c + 2] = tricks[i, 1 - q] / n
         else:
             for j in range(c):
-                obs[i, j] = planes[i, q, 2 * c + j] + planes[i, q, 3 * c + j]
-                obs[i, c + j] = planes[i, q, j]
-                obs[i, 2 * c + j] = 0.0
+                obs[r, j] = planes[i, q, 2 * c + j] + planes[i, q, 3 * c + j]
+                obs[r, c + j] = planes[i, q, j]
+                obs[r, 2 * c + j] = 0.0
             if lead[i] >= 0 and leader[i] != q:
-                obs[i, 2 * c + lead[i]] = 1.0
+                obs[r, 2 * c + lead[i]] = 1.0
     return obs
 
 
@@ -264,34 +264,35 @@ def cards_deal(fits, deck, deck_pos, hand, hand_size, tops, in_draw, played, tur
 
 @njit(cache=True)
 def cards_observe(per_100, jump_features, deck_pos, hand, tops, in_draw, played, turn_played,
-                  standard, default, obs):  # pragma: no cover - compiled
-    """Each game's observation in the default or the original encoding."""
+                  standard, rows, default, obs):  # pragma: no cover - compiled
+    """Row r: game rows[r]'s observation in the default or the original encoding."""
     board = np.empty(12, np.int64)
-    for i in range(obs.shape[0]):
+    for r in range(len(rows)):
+        i = rows[r]
         if default:
             for pile in range(4):
                 top = tops[i, pile]
-                obs[i, pile] = per_100[top]
+                obs[r, pile] = per_100[top]
                 for slot in range(8):
-                    obs[i, 12 + 8 * pile + slot] = jump_features[pile, top, hand[i, slot]]
+                    obs[r, 12 + 8 * pile + slot] = jump_features[pile, top, hand[i, slot]]
             for slot in range(8):
-                obs[i, 4 + slot] = per_100[hand[i, slot]]
-            obs[i, 44] = (98 - deck_pos[i]) / 90
-            obs[i, 45] = played[i] / 98
-            obs[i, 46] = turn_played[i] / 8
+                obs[r, 4 + slot] = per_100[hand[i, slot]]
+            obs[r, 44] = (98 - deck_pos[i]) / 90
+            obs[r, 45] = played[i] / 98
+            obs[r, 46] = turn_played[i] / 8
             need = (2 if deck_pos[i] < 98 else 1) - turn_played[i]
-            obs[i, 47] = max(need, 0) / 2.0 if standard else 0.0
+            obs[r, 47] = max(need, 0) / 2.0 if standard else 0.0
             for j in range(98):
-                obs[i, 48 + j] = in_draw[i, j]
+                obs[r, 48 + j] = in_draw[i, j]
         else:
-            obs[i, 0] = 99 - played[i]
+            obs[r, 0] = 99 - played[i]
             for pile in range(4):
                 board[pile] = tops[i, pile]
             for slot in range(8):
                 board[4 + slot] = hand[i, slot]
             board.sort()
             for j in range(12):
-                obs[i, 1 + j] = board[j]
+                obs[r, 1 + j] = board[j]
     return obs
 
 
@@ -570,17 +571,17 @@ def match_finish(knocker, phase, from_discard, winner, terminated, truncated, re
 def match_observe(codes, card_11, card_31, card_value, card_source, score_31, unseen_f32,
                   lives_f32, source_place, lives, hands, shown, discard, discard_size,
                   in_discard, discard_values, deck_size, opener, knocker, first_turn, phase,
-                  drawn, from_discard, round_turns, player, done, seats, n, max_round_turns,
+                  drawn, from_discard, round_turns, player, done, rows, seats, n, max_round_turns,
                   default, obs):  # pragma: no cover - compiled
-    """Each game's observation for ``seats`` in the default or the original encoding (the
+    """Row r: game rows[r]'s observation for seats[r], in the default or original encoding (the
     numpy engine's ``_default`` / ``_original``, game by game)."""
     places = np.zeros(n, np.int64)
     seen = np.zeros(4, np.int64)
     acc = np.zeros(4, np.float32)
     ev = np.zeros(4)
     inv_turns = 1.0 / max_round_turns
-    for i in range(len(seats)):
-        me = seats[i]
+    for r in range(len(rows)):
+        i, me = rows[r], seats[r]
         acting = player[i]
         to_act = acting == me and not done[i]
         drawn_v = drawn[i] if to_act and phase[i] == 1 else -1
@@ -598,29 +599,29 @@ def match_observe(codes, card_11, card_31, card_value, card_source, score_31, un
             else:
                 places[q] = -1
         for j_ in range(obs.shape[1]):
-            obs[i, j_] = 0.0
+            obs[r, j_] = 0.0
         if default:
             for k in range(3):
                 card = hands[i, me, k]
                 if card >= 0:
                     for s in range(4):
-                        obs[i, 4 * k + s] = card_11[card, s]
+                        obs[r, 4 * k + s] = card_11[card, s]
             for s in range(4):
                 if top >= 0:
-                    obs[i, 12 + s] = card_11[top, s]
+                    obs[r, 12 + s] = card_11[top, s]
                 if drawn_v >= 0:
-                    obs[i, 16 + s] = card_11[drawn_v, s]
+                    obs[r, 16 + s] = card_11[drawn_v, s]
             if has_hand:
                 for s in range(4):
-                    obs[i, 20 + s] = (card_31[a, s] + card_31[b, s]) + card_31[c, s]
-                obs[i, 24] = score_31[codes[(a * 52 + b) * 52 + c]]
+                    obs[r, 20 + s] = (card_31[a, s] + card_31[b, s]) + card_31[c, s]
+                obs[r, 24] = score_31[codes[(a * 52 + b) * 52 + c]]
                 card = drawn_v if drawn_v >= 0 else top
                 if card >= 0:
-                    obs[i, 25] = score_31[codes[(card * 52 + b) * 52 + c]]
-                    obs[i, 26] = score_31[codes[(a * 52 + card) * 52 + c]]
-                    obs[i, 27] = score_31[codes[(a * 52 + b) * 52 + card]]
+                    obs[r, 25] = score_31[codes[(card * 52 + b) * 52 + c]]
+                    obs[r, 26] = score_31[codes[(a * 52 + card) * 52 + c]]
+                    obs[r, 27] = score_31[codes[(a * 52 + b) * 52 + card]]
             for j in range(52):
-                obs[i, 28 + j] = in_discard[i, j]
+                obs[r, 28 + j] = in_discard[i, j]
             for s in range(4):
                 seen[s] = discard_values[i, s]
                 if drawn_v >= 0:
@@ -639,25 +640,25 @@ def match_observe(codes, card_11, card_31, card_value, card_source, score_31, un
                             acc[s] = acc[s] + card_31[card, s]
                             seen[s] += card_value[card, s]
                 for s in range(4):
-                    obs[i, 84 + 4 * (places[q] - 1) + s] = acc[s]
+                    obs[r, 84 + 4 * (places[q] - 1) + s] = acc[s]
             for s in range(4):
-                obs[i, 80 + s] = unseen_f32[seen[s]]
+                obs[r, 80 + s] = unseen_f32[seen[s]]
             start = 84 + 4 * (n - 1)
             for q in range(n):
                 if places[q] >= 0:
-                    obs[i, start + places[q]] = lives_f32[lives[i, q]]
+                    obs[r, start + places[q]] = lives_f32[lives[i, q]]
             if knocker[i] >= 0 and places[knocker[i]] >= 0:
-                obs[i, start + n + places[knocker[i]]] = 1.0
+                obs[r, start + n + places[knocker[i]]] = 1.0
             if places[acting] >= 0:
-                obs[i, start + 2 * n + places[acting]] = 1.0
+                obs[r, start + 2 * n + places[acting]] = 1.0
             if places[opener[i]] >= 0:
-                obs[i, start + 3 * n + places[opener[i]]] = 1.0
+                obs[r, start + 3 * n + places[opener[i]]] = 1.0
             start += 4 * n
-            obs[i, start] = phase[i]
-            obs[i, start + 1] = 1.0 if phase[i] == 1 and taken >= 0 else 0.0
-            obs[i, start + 2] = first_turn[i]
-            obs[i, start + 3] = deck_size[i] * (1.0 / 52)
-            obs[i, start + 4] = 0.0 if first_turn[i] else min(round_turns[i] * inv_turns, 1.0)
+            obs[r, start] = phase[i]
+            obs[r, start + 1] = 1.0 if phase[i] == 1 and taken >= 0 else 0.0
+            obs[r, start + 2] = first_turn[i]
+            obs[r, start + 3] = deck_size[i] * (1.0 / 52)
+            obs[r, start + 4] = 0.0 if first_turn[i] else min(round_turns[i] * inv_turns, 1.0)
             continue
         # the original encoding: source 001's ActionNN or SwapNN input
         unseen = 52 - discard_size[i] - (3 if has_hand else 0)
@@ -686,29 +687,29 @@ def match_observe(codes, card_11, card_31, card_value, card_source, score_31, un
             if count >= 1 and places[q] == count:
                 right = q
         if drawn_v >= 0:
-            obs[i, 0] = 1.0
+            obs[r, 0] = 1.0
             for k in range(3):
                 for s in range(4):
-                    obs[i, 47 + 4 * k + s] = card_source[hands[i, me, k], s]
+                    obs[r, 47 + 4 * k + s] = card_source[hands[i, me, k], s]
                     if left >= 0 and shown[i, left, k] >= 0:
-                        obs[i, 67 + 4 * k + s] = card_source[shown[i, left, k], s]
+                        obs[r, 67 + 4 * k + s] = card_source[shown[i, left, k], s]
             for s in range(4):
-                obs[i, 59 + s] = card_source[drawn_v, s]
-                obs[i, 63 + s] = ev[s]
+                obs[r, 59 + s] = card_source[drawn_v, s]
+                obs[r, 63 + s] = ev[s]
             continue
         for k in range(3):
             for s in range(4):
                 if has_hand:
-                    obs[i, 1 + 4 * k + s] = card_source[hands[i, me, k], s]
+                    obs[r, 1 + 4 * k + s] = card_source[hands[i, me, k], s]
                 if left >= 0 and shown[i, left, k] >= 0:
-                    obs[i, 23 + 4 * k + s] = card_source[shown[i, left, k], s]
+                    obs[r, 23 + 4 * k + s] = card_source[shown[i, left, k], s]
                 if right >= 0 and shown[i, right, k] >= 0:
-                    obs[i, 35 + 4 * k + s] = card_source[shown[i, right, k], s]
+                    obs[r, 35 + 4 * k + s] = card_source[shown[i, right, k], s]
         for s in range(4):
             if top >= 0:
-                obs[i, 13 + s] = card_source[top, s]
-            obs[i, 17 + s] = ev[s]
-        obs[i, 21] = 1.0 if first_turn[i] else 0.0
+                obs[r, 13 + s] = card_source[top, s]
+            obs[r, 17 + s] = ev[s]
+        obs[r, 21] = 1.0 if first_turn[i] else 0.0
         if knocker[i] >= 0:
             index_knocker = index_opener = m = 0
             for q in range(n):
@@ -718,7 +719,7 @@ def match_observe(codes, card_11, card_31, card_value, card_source, score_31, un
                     if q == opener[i]:
                         index_opener = m
                     m += 1
-            obs[i, 22] = (index_knocker - index_opener) % m
+            obs[r, 22] = (index_knocker - index_opener) % m
         else:
-            obs[i, 22] = -1.0
+            obs[r, 22] = -1.0
     return obs

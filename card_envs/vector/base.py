@@ -277,10 +277,13 @@ class VectorGame:
         return state.mask
 
     def observe(
-        self, state: VectorState, encoding: str = "default", seats: Any = None
+        self, state: VectorState, encoding: str = "default", seats: Any = None,
+        rows: np.ndarray | None = None,
     ) -> np.ndarray:
         """(B, size) float32: each game's observation for ``seats`` ((B,) ints; default the
-        seat to act), exactly the AEC env's ``observe`` for that seat, in ``encoding``."""
+        seat to act), exactly the AEC env's ``observe`` for that seat, in ``encoding``.
+
+        With ``rows`` (an int array of slots) only those games', in that order."""
         if encoding not in self.encodings:
             raise ValueError(
                 f"encoding={encoding!r} is not valid; choose one of "
@@ -296,7 +299,24 @@ class VectorGame:
                 raise ValueError(f"seats must be {state.num_envs} integers, got {seats!r}")
             if ((seats < 0) | (seats >= self.num_players)).any():
                 raise ValueError(f"seats must be in 0..{self.num_players - 1}")
-        return self._observe(state, encoding, seats.astype(np.int64, copy=False))
+        seats = seats.astype(np.int64, copy=False)
+        if rows is None:
+            rows = np.arange(state.num_envs)
+        else:
+            rows = np.asarray(rows, np.int64)
+            seats = seats[rows]
+        if self.backend == "numba":
+            return self._observe_compiled(state, encoding, rows, seats)
+        if len(rows) == state.num_envs and (rows == np.arange(state.num_envs)).all():
+            return self._observe(state, encoding, seats)
+        full = np.zeros(state.num_envs, np.int64)
+        full[rows] = seats
+        return self._observe(state, encoding, full)[rows]
+
+    def _observe_compiled(self, state: VectorState, encoding: str, rows: np.ndarray,
+                          seats: np.ndarray) -> np.ndarray:
+        """The observations of games ``rows`` for ``seats`` (one per row), by the kernels."""
+        raise NotImplementedError
 
     def autoreset(self, state: VectorState) -> np.ndarray:
         """Deal a new game in every slot whose game is over, in place; the slots (int array)."""

@@ -158,7 +158,7 @@ class CardVectorEnv(VectorEnv):
         if len(ended):
             done = terminated | truncated
             final_obs = np.zeros((b, self.single_observation_space.shape[0]), np.float32)
-            final_obs[ended] = engine.observe(state, self.obs_encoding, self.seat)[ended]
+            final_obs[ended] = engine.observe(state, self.obs_encoding, self.seat, rows=ended)
             payoff = engine.payoffs(state)[rows, self.seat]
             score = engine.scores(state)[rows, self.seat]
             infos["final_obs"] = final_obs
@@ -206,7 +206,11 @@ class CardVectorEnv(VectorEnv):
         engine, state = self.engine, self.state
         earned = np.zeros(self.num_envs)
         rows = np.arange(self.num_envs)
-        active = np.ones(self.num_envs, bool) if slots is None else np.isin(rows, slots)
+        if slots is None:
+            active = np.ones(self.num_envs, bool)
+        else:
+            active = np.zeros(self.num_envs, bool)
+            active[slots] = True
         n = engine.num_players
         while True:
             waiting = active & ~(state.terminated | state.truncated) & (

@@ -190,14 +190,16 @@ class NinetyEightCardsVector(VectorGame):
         return s.played.astype(np.float64)[:, None]
 
     # --- observations ---------------------------------------------------------------------
+    def _observe_compiled(self, s: CardsBatch, encoding: str, rows: np.ndarray,
+                          seats: np.ndarray) -> np.ndarray:
+        obs = np.empty((len(rows), self.observation_size(encoding)), np.float32)
+        return self.kernels.cards_observe(PER_100, JUMP_FEATURES, s.deck_pos, s.hand, s.tops,
+                                          s.in_draw, s.played, s.turn_played, self.standard,
+                                          rows, encoding == "default", obs)
+
     def _observe(self, s: CardsBatch, encoding: str, seats: np.ndarray) -> np.ndarray:
         b = len(seats)
         tops, hand = s.tops, s.hand
-        if self.backend == "numba":
-            obs = np.empty((b, self.observation_size(encoding)), np.float32)
-            return self.kernels.cards_observe(PER_100, JUMP_FEATURES, s.deck_pos, hand, tops,
-                                              s.in_draw, s.played, s.turn_played, self.standard,
-                                              encoding == "default", obs)
         if encoding == "original":
             obs = np.empty((b, 1 + NUM_PILES + HAND_SIZE), np.float32)
             obs[:, 0] = 99 - s.played

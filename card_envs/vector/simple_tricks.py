@@ -156,12 +156,14 @@ class SimpleTricksVector(VectorGame):
         return s.tricks.astype(np.float64)
 
     # --- observations ---------------------------------------------------------------------
+    def _observe_compiled(self, s: TricksBatch, encoding: str, rows: np.ndarray,
+                          seats: np.ndarray) -> np.ndarray:
+        obs = np.empty((len(rows), self.observation_size(encoding)), np.float32)
+        return self.kernels.tricks_observe(s.planes, s.lead, s.leader, s.tricks,
+                                           s.current_player, s.terminated | s.truncated, rows,
+                                           seats, self.n, encoding == "default", obs)
+
     def _observe(self, s: TricksBatch, encoding: str, seats: np.ndarray) -> np.ndarray:
-        if self.backend == "numba":
-            obs = np.empty((len(seats), self.observation_size(encoding)), np.float32)
-            return self.kernels.tricks_observe(s.planes, s.lead, s.leader, s.tricks,
-                                               s.current_player, s.terminated | s.truncated,
-                                               seats, self.n, encoding == "default", obs)
         b = np.arange(len(seats))
         c, n = self.c, self.n
         planes = s.planes[b, seats]

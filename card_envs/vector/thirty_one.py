@@ -484,16 +484,18 @@ class ThirtyOneVector(VectorGame):
         return s.lives.astype(np.float64)
 
     # --- observations ---------------------------------------------------------------------
+    def _observe_compiled(self, s: MatchBatch, encoding: str, rows: np.ndarray,
+                          seats: np.ndarray) -> np.ndarray:
+        obs = np.empty((len(rows), self.observation_size(encoding)), np.float32)
+        return self.kernels.match_observe(
+            self.codes, CARD_11, CARD_31, CARD_VALUE, CARD_SOURCE, SCORE_31_F32, UNSEEN_F32,
+            self.lives_f32, SOURCE_PLACE, s.lives, s.hands, s.shown, s.discard, s.discard_size,
+            s.in_discard, s.discard_values, s.deck_size, s.opener, s.knocker, s.first_turn,
+            s.phase, s.drawn, s.from_discard, s.round_turns, s.current_player,
+            s.terminated | s.truncated, rows, seats, self.n, self.game.max_round_turns,
+            encoding == "default", obs)
+
     def _observe(self, s: MatchBatch, encoding: str, seats: np.ndarray) -> np.ndarray:
-        if self.backend == "numba":
-            obs = np.empty((len(seats), self.observation_size(encoding)), np.float32)
-            return self.kernels.match_observe(
-                self.codes, CARD_11, CARD_31, CARD_VALUE, CARD_SOURCE, SCORE_31_F32, UNSEEN_F32,
-                self.lives_f32, SOURCE_PLACE, s.lives, s.hands, s.shown, s.discard,
-                s.discard_size, s.in_discard, s.discard_values, s.deck_size, s.opener,
-                s.knocker, s.first_turn, s.phase, s.drawn, s.from_discard, s.round_turns,
-                s.current_player, s.terminated | s.truncated, seats, self.n,
-                self.game.max_round_turns, encoding == "default", obs)
         k = len(seats)
         rows = np.arange(k)
         live = ~(s.terminated | s.truncated)
