@@ -144,10 +144,17 @@ def test_bad_batches_and_arguments_raise_clear_errors():
 
 
 def test_importing_card_envs_imports_no_optional_extra():
-    code = ("import sys, card_envs, gymnasium; "
-            "gymnasium.make_vec('card_envs/ThirtyOne-v0', num_envs=2, "
-            "vectorization_mode='vector_entry_point').reset(seed=0); "
+    code = ("import sys, card_envs; card_envs.list_envs(); "
             "print(sorted(m for m in ('torch', 'numba', 'stable_baselines3', 'sb3_contrib') "
             "if m in sys.modules))")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "[]"
+
+
+def test_the_engines_run_without_numba():
+    code = ("import sys; sys.modules['numba'] = None; import card_envs, gymnasium, numpy; "
+            "env = gymnasium.make_vec('card_envs/ThirtyOne-v0', num_envs=4, "
+            "vectorization_mode='vector_entry_point'); env.reset(seed=0); "
+            "env.step(env.action_masks().argmax(axis=1)); print(env.engine.backend)")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "numpy"

@@ -33,7 +33,10 @@ INT8 = np.dtype(np.int8)
 
 def numba_available() -> bool:
     """Whether numba can be imported (without importing it: ``import card_envs`` never does)."""
-    return importlib.util.find_spec("numba") is not None
+    try:
+        return importlib.util.find_spec("numba") is not None
+    except ValueError:  # sys.modules["numba"] is None: blocked, as if not installed
+        return False
 
 
 def check_batch_size(num_envs: Any) -> int:
