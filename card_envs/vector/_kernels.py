@@ -600,19 +600,20 @@ def match_observe(codes, card_11, card_31, card_value, card_source, score_31, un
         for j_ in range(obs.shape[1]):
             obs[r, j_] = 0.0
         if default:
-            for k in range(3):
-                card = hands[i, me, k]
-                if card >= 0:
-                    for s in range(4):
-                        obs[r, 4 * k + s] = card_11[card, s]
+            # card tables have a row of 0s at 52, which card -1 reads as (-1) % 53: fewer
+            # branches, which random games mispredict
+            ha, hb, hc = a % 53, b % 53, c % 53
+            td, tt = drawn_v % 53, top % 53
             for s in range(4):
-                if top >= 0:
-                    obs[r, 12 + s] = card_11[top, s]
-                if drawn_v >= 0:
-                    obs[r, 16 + s] = card_11[drawn_v, s]
+                obs[r, s] = card_11[ha, s]
+                obs[r, 4 + s] = card_11[hb, s]
+                obs[r, 8 + s] = card_11[hc, s]
+                obs[r, 12 + s] = card_11[tt, s]
+                obs[r, 16 + s] = card_11[td, s]
+                obs[r, 20 + s] = (card_31[ha, s] + card_31[hb, s]) + card_31[hc, s]
+                seen[s] = (discard_values[i, s] + card_value[td, s] + card_value[ha, s]
+                           + card_value[hb, s] + card_value[hc, s])
             if has_hand:
-                for s in range(4):
-                    obs[r, 20 + s] = (card_31[a, s] + card_31[b, s]) + card_31[c, s]
                 obs[r, 24] = score_31[codes[(a * 52 + b) * 52 + c]]
                 card = drawn_v if drawn_v >= 0 else top
                 if card >= 0:
@@ -621,12 +622,6 @@ def match_observe(codes, card_11, card_31, card_value, card_source, score_31, un
                     obs[r, 27] = score_31[codes[(a * 52 + b) * 52 + card]]
             for j in range(52):
                 obs[r, 28 + j] = in_discard[i, j]
-            for s in range(4):
-                seen[s] = discard_values[i, s]
-                if drawn_v >= 0:
-                    seen[s] += card_value[drawn_v, s]
-                if has_hand:
-                    seen[s] += card_value[a, s] + card_value[b, s] + card_value[c, s]
             for q in range(n):
                 if places[q] <= 0:
                     continue
@@ -634,10 +629,10 @@ def match_observe(codes, card_11, card_31, card_value, card_source, score_31, un
                     acc[s] = 0.0
                 for k in range(4):
                     card = shown[i, q, k] if k < 3 else (taken if q == acting else -1)
-                    if card >= 0:
-                        for s in range(4):
-                            acc[s] = acc[s] + card_31[card, s]
-                            seen[s] += card_value[card, s]
+                    card %= 53
+                    for s in range(4):
+                        acc[s] = acc[s] + card_31[card, s]
+                        seen[s] += card_value[card, s]
                 for s in range(4):
                     obs[r, 84 + 4 * (places[q] - 1) + s] = acc[s]
             for s in range(4):
