@@ -53,15 +53,9 @@ def test_play_checks_its_players():
 
 def test_the_shipped_model_plays_the_same_batched_as_scalar():
     pytest.importorskip("sb3_contrib", reason="needs the train extra")
-    import importlib.util
-    from pathlib import Path
-
     from card_envs.rl.policy_agent import load_model_agent
 
-    path = Path(__file__).resolve().parents[1] / "examples" / "vector_selfplay_eval.py"
-    spec_ = importlib.util.spec_from_file_location("vector_selfplay_eval", path)
-    example = importlib.util.module_from_spec(spec_)
-    spec_.loader.exec_module(example)
+    example = _example("vector_selfplay_eval")
     engine = vector.make("simple_tricks")
     seeds = np.arange(100) + 5
     model = example.model_player(example.shipped_model("simple_tricks_v0", engine.game), engine)
@@ -112,3 +106,30 @@ def test_maskable_ppo_trains_from_the_sb3_adapter():
             assert "episode" in infos[i]  # VecMonitor's record
             ended += 1
     assert ended > 0
+
+
+def _example(name: str):
+    import importlib.util
+    from pathlib import Path
+
+    path = Path(__file__).resolve().parents[1] / "examples" / f"{name}.py"
+    spec = importlib.util.spec_from_file_location(name, path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_the_vector_examples_run(capsys):
+    pytest.importorskip("sb3_contrib", reason="needs the train extra")
+    import torch
+
+    threads = torch.get_num_threads()
+    try:
+        rates = _example("vector_sb3_maskable_ppo").main(timesteps=2048, envs=16)
+        assert set(rates) == {"batched learn", "batched rollout", "make_vec_env learn",
+                              "make_vec_env rollout"}
+        result = _example("vector_selfplay_eval").main(games=400)
+        assert result["wins"] + result["draws"] + result["losses"] == 400
+        assert result["wins"] > result["losses"]  # the model beats first_play
+    finally:
+        torch.set_num_threads(threads)

@@ -50,7 +50,8 @@ class CardVectorEnv(VectorEnv):
             learner (the seat after the learner's first), as in ``gym_env()``.
         learner_seat: the learner's seat, or None for a uniformly random seat each game.
         obs_encoding: ``"default"`` or ``"original"``.
-        **rules: the game's rules arguments (Thirty-One defaults to 2 players, as gym_env).
+        **rules: the game's rules arguments (over the spec's ``gym_defaults``, as gym_env():
+            Thirty-One has 2 players unless told).
     """
 
     def __init__(self, game: str, num_envs: int = 1, opponent: Any = None,
@@ -63,9 +64,10 @@ class CardVectorEnv(VectorEnv):
             raise ValueError("max_episode_steps is not supported: every game has its step cap")
         if render_mode is not None:
             raise ValueError(f"render_mode={render_mode!r} is not supported; use None")
-        if name == "thirty_one":
-            rules = {"num_players": 2, **rules}
-        self.engine = vector.make(name, **rules)
+        from card_envs.registry import load_spec  # the scalar spec: defaults, encoder
+
+        spec = load_spec(name)
+        self.engine = vector.make(name, **{**spec.gym_defaults, **rules})
         engine = self.engine
         if obs_encoding not in engine.encodings:
             raise ValueError(
@@ -81,9 +83,6 @@ class CardVectorEnv(VectorEnv):
                 f"learner_seat={learner_seat!r} is not valid; it must be an integer in 0..{n - 1}"
             )
         self.learner_seat = learner_seat
-        from card_envs.registry import load_spec  # the scalar spec: encoder, default opponent
-
-        spec = load_spec(name)
         self.agents = vector.module(name).AGENTS
         self.opponents = self._opponents(opponent if opponent is not None
                                          else spec.default_opponent)
