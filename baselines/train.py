@@ -94,13 +94,22 @@ def build_config(args: argparse.Namespace) -> dict[str, Any]:
         "team": gcfg["team"],
         "shaping": parse_shaping(args.shaping) if args.shaping else gcfg.get("shaping"),
         "select": gcfg.get("select"),
-        "pretrain": parse_pretrain(args.pretrain) if args.pretrain else gcfg.get("pretrain"),
+        "pretrain": parse_pretrain(args.pretrain) if args.pretrain
+        else _for_budget(gcfg.get("pretrain"), args.budget),
         "result_bonus": args.result_bonus if args.result_bonus is not None
         else gcfg.get("result_bonus"),
         "targets": gcfg.get("targets", []),
         **settings,
         "hyperparams": hp,
     }
+
+
+def _for_budget(block: dict[str, Any] | None, budget: str) -> dict[str, Any] | None:
+    """A config block with its ``{quick: ..., full: ...}`` entries resolved for ``budget``."""
+    if not block:
+        return block
+    return {k: v[budget] if isinstance(v, dict) and set(v) <= set(BUDGETS) and v else v
+            for k, v in block.items()}
 
 
 def _yaml_value(text: str) -> Any:
