@@ -111,9 +111,11 @@ class TurnPlanner:
         extra_bonus: float = 1.0,
         margin: int = 8,
         home_weights: tuple[float, ...] = (1.0, 1.0, 1.0, 1.0),
+        extras: bool = True,
     ):
         self.extra_bonus = extra_bonus
         self.margin = margin
+        self.extras = extras
         # LOSS[h]: the cost of taking one of its h homes (piles that take it) from a card
         self.loss = (0.0, *home_weights)
 
@@ -150,7 +152,7 @@ class TurnPlanner:
         forms (stopping once the minimum is met); ``step`` is each play's own cost.
         """
         n = len(hand)
-        bonus, margin = self.extra_bonus, self.margin
+        bonus, margin, extras = self.extra_bonus, self.margin, self.extras
         _, loss1, loss2, loss3, loss4 = self.loss
         memo: dict[tuple, tuple[float, list[tuple[int, int, float]]]] = {}
         root: list[tuple[float, list[tuple[int, int, float]]]] = []
@@ -217,7 +219,7 @@ class TurnPlanner:
                 extra = 0.0
             else:
                 result = (0.0, [])
-                moves = [m for m in moves if m[0] <= bonus or m[1]]
+                moves = [m for m in moves if m[0] <= bonus or m[1]] if extras else []
                 extra = bonus
             at_root = left == full
             for cost, _, i, card, pile, rest in moves:
@@ -370,6 +372,11 @@ class SearchAgent(ExpertAgent):
         super().__init__(game, **planner)
         self.budget = check_int("budget", budget, 1)
         self.count = check_int("options", options, 1)
+        # the next turn is scored by its required plays only (faster, and extra plays
+        # there are free choices that the next decision makes with its own draw)
+        self.lookahead = TurnPlanner(
+            self.planner.extra_bonus, self.planner.margin, self.planner.loss[1:], extras=False
+        )
 
     def choose(
         self, view: CardsView, hand: list[int], tops: list[int], alive: int, need: int,
@@ -403,8 +410,8 @@ class SearchAgent(ExpertAgent):
                     run = longest_run(new_hand, after_tops)
                     total += STUCK * (len(new_hand) - len(run)) / max(len(new_hand), 1)
                 else:
-                    total += planner.plan(new_hand, after_tops, after_alive,
-                                          2 if view.standard else 1)[0]
+                    total += self.lookahead.plan(new_hand, after_tops, after_alive,
+                                                 2 if view.standard else 1)[0]
             score = cost + total / len(draws)
             if score < best_score:
                 best_score, best_plays = score, plays
