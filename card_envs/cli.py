@@ -181,6 +181,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--write", action="store_true",
                    help="write the setting's section of docs/ladder.md, its plot and its "
                         "block in the game's docs page")
+    p.add_argument("--agents", nargs="+", metavar="AGENT",
+                   help="only these agents (names as for evaluate, e.g. heuristic ismcts:50)")
     p.add_argument("-v", "--verbose", action="store_true", help="log each match to stderr")
     p.add_argument("--set", action="append", default=[], metavar="KEY=VALUE",
                    help="a rules argument, e.g. --set rules=original")

@@ -10,14 +10,14 @@ How agents meet, by the shape of the game:
 
 - one player (98 Cards): each agent plays the same deals alone; the table gives its win
   rate (Wilson 95% interval) and mean score (normal 95% interval), no rating.
-- two players (simple tricks): every pair of agents plays duplicate deals (each deal
+- two players (simple tricks, Thirty-One at 2 players): every pair of agents plays duplicate deals (each deal
   twice, seats swapped); a pair of games is one rated match, won by the larger total
-  score (tricks). For simple tricks the table adds each agent's regret: the tricks it
+  score (tricks; the payoff for a game without a score). For simple tricks the table adds each agent's regret: the tricks it
   gives away per game against perfect play (``card_envs.simple_tricks.solver.regret``).
 - two teams (Literature): every pair of agents plays with one agent in all the seats of
   one team and the other in the other team's seats, seats rotated game by game.
-- free for all (Palace, Thirty-One): every set of ``num_players`` different agents plays,
-  seats rotated game by game.
+- free for all (Palace; Thirty-One with 3 or more players): every set of
+  ``num_players`` different agents plays, seats rotated game by game.
 
 Ratings are OpenSkill's Plackett-Luce model (no drift: ``tau=0``) fitted by one pass over
 every game in a seeded random order; the interval is mu +- 1.96 sigma. Game g of a match
@@ -82,7 +82,7 @@ SETTINGS: tuple[Setting, ...] = (
     Setting("simple_tricks_v0", {}, 200, "Simple tricks (N = 10)"),
     Setting("ninety_eight_cards_v0", {}, 300, "98 Cards, standard rules (The Game, solo)"),
     Setting("ninety_eight_cards_v0", {"rules": "original"}, 300, "98 Cards, original rules"),
-    Setting("thirty_one_v0", {}, 40, "Thirty-One, 3 players"),
+    Setting("thirty_one_v0", {"num_players": 2}, 100, "Thirty-One, 2 players"),
     Setting("palace_v0", {}, 40, "Palace, 3 players"),
     Setting("literature_v0", {"rules": "original"}, 40, "Literature, 4 players, original rules"),
     Setting("literature_v0", {}, 40, "Literature, 6 players, standard rules"),
@@ -293,6 +293,9 @@ def run_ladder(
         names, note = with_best(spec, game, agent_names(spec, quick))
         if note:
             notes.append(note)
+    else:
+        for name in names:
+            make_agent(spec, name, game)  # a ValueError naming the valid names, before playing  # ValueError naming the valid names
     roster = Roster(spec, game, names)
     kind = match_kind(game)
     tallies = {n: Tally(n) for n in names}
@@ -575,6 +578,10 @@ def setting_for(game: str, game_args: dict[str, Any], games: int | None) -> Sett
 
 def main(args: argparse.Namespace, game_args: dict[str, Any]) -> int:
     """``card-envs ladder``: run one setting (or ``all``), print it, optionally write docs."""
+    if args.write and args.quick:
+        raise ValueError("--write needs the full ladder: leave out --quick")
+    if args.write and args.agents:
+        raise ValueError("--write needs every agent: leave out --agents")
     if args.game == "all":
         if game_args:
             raise ValueError("--set cannot go with 'all': each setting has its own rules")
@@ -586,12 +593,10 @@ def main(args: argparse.Namespace, game_args: dict[str, Any]) -> int:
         settings = [setting_for(args.game, game_args, args.games)]
     log = (lambda text: print(text, file=sys.stderr, flush=True)) if args.verbose else None
     for setting in settings:
-        result = run_ladder(setting, seed=args.seed, quick=args.quick, log=log)
+        result = run_ladder(setting, seed=args.seed, quick=args.quick, names=args.agents, log=log)
         print(result.summary())
         print()
         if args.write:
-            if args.quick:
-                raise ValueError("--write needs the full ladder: leave out --quick")
             for path in write_docs(result):
                 print(f"wrote {path.relative_to(ROOT) if path.is_relative_to(ROOT) else path}")
     return 0

@@ -364,6 +364,7 @@ class SearchAgent(ExpertAgent):
 
     name = "ismcts"
     takes_budget = True
+    ladder_budgets = (2, 8)
 
     def __init__(
         self, game: NinetyEightCards | None = None, budget: int = 8, options: int = 6,

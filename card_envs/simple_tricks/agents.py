@@ -109,6 +109,7 @@ class PimcAgent(SolverAgent):
 
     name = "ismcts"
     takes_budget = True
+    ladder_budgets = (1, 8)
 
     def __init__(self, game: SimpleTricks | None = None, budget: int = 8):
         super().__init__(game)
