@@ -10,10 +10,11 @@ How agents meet, by the shape of the game:
 
 - one player (98 Cards): each agent plays the same deals alone; the table gives its win
   rate (Wilson 95% interval) and mean score (normal 95% interval), no rating.
-- two players (simple tricks, Thirty-One at 2 players): every pair of agents plays duplicate deals (each deal
-  twice, seats swapped); a pair of games is one rated match, won by the larger total
-  score (tricks; the payoff for a game without a score). For simple tricks the table adds each agent's regret: the tricks it
-  gives away per game against perfect play (``card_envs.simple_tricks.solver.regret``).
+- two players (simple tricks, Thirty-One at 2 players): every pair of agents plays
+  duplicate deals (each deal twice, seats swapped); a pair of games is one rated match,
+  won by the larger total score (tricks; the payoff for a game without a score). For
+  simple tricks the table adds each agent's regret: the tricks it gives away per game
+  against perfect play (``card_envs.simple_tricks.solver.regret``).
 - two teams (Literature): every pair of agents plays with one agent in all the seats of
   one team and the other in the other team's seats, seats rotated game by game.
 - free for all (Palace; Thirty-One with 3 or more players): every set of
@@ -295,7 +296,7 @@ def run_ladder(
             notes.append(note)
     else:
         for name in names:
-            make_agent(spec, name, game)  # a ValueError naming the valid names, before playing  # ValueError naming the valid names
+            make_agent(spec, name, game)  # a ValueError naming the valid names, before playing
     roster = Roster(spec, game, names)
     kind = match_kind(game)
     tallies = {n: Tally(n) for n in names}
