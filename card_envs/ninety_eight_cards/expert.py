@@ -108,9 +108,9 @@ class TurnPlanner:
 
     def __init__(
         self,
-        extra_bonus: float = 1.0,
+        extra_bonus: float = 0.5,
         margin: int = 8,
-        home_weights: tuple[float, ...] = (1.0, 1.0, 1.0, 1.0),
+        home_weights: tuple[float, ...] = (3.0, 1.5, 0.7, 0.3),
         extras: bool = True,
     ):
         self.extra_bonus = extra_bonus
@@ -144,12 +144,14 @@ class TurnPlanner:
         return cost, [(card, pile) for card, pile, _ in plays]
 
     def options(
-        self, hand: list[int], tops: list[int], alive: int, need: int, count: int
+        self, hand: list[int], tops: list[int], alive: int, need: int, count: int,
+        shorter: bool = True,
     ) -> list[tuple[float, list[tuple[int, int, float]]]]:
         """Up to ``count`` cheap plans, cheapest first, as ``(cost, [(card, pile, step), ...])``.
 
-        Each option is the cheapest plan of a different first play, or one of their shorter
-        forms (stopping once the minimum is met); ``step`` is each play's own cost.
+        Each option is the cheapest plan of a different first play, or (with ``shorter``)
+        one of their shorter forms, stopping once the minimum is met; ``step`` is each
+        play's own cost.
         """
         n = len(hand)
         bonus, margin, extras = self.extra_bonus, self.margin, self.extras
@@ -238,13 +240,16 @@ class TurnPlanner:
         if count == 1 or not root:
             return [memo[(full, tuple(tops))]]
         found = {}
-        for _, plays in root:
+        for total, plays in root:
+            if not shorter:
+                found[tuple(plays[:1])] = (total, plays)
+                continue
             for length in range(max(need, 1), len(plays) + 1):
                 prefix = plays[:length]
                 key = tuple((card, pile) for card, pile, _ in prefix)
                 if key not in found:
                     found[key] = (sum(step for _, _, step in prefix), prefix)
-        if need == 0:
+        if need == 0 and shorter:
             found[()] = (0.0, [])
         if not found:  # no plan meets the minimum
             return [memo[(full, tuple(tops))]]
@@ -359,15 +364,15 @@ class SearchAgent(ExpertAgent):
     draws (the same samples for every plan): each sample deals the cards the plan leaves
     room for from the unseen cards, which the player knows by elimination (never their
     order), and plans the next turn from there. A next turn that cannot meet the minimum
-    counts as STUCK. Budget: sampled draws per turn (default 8).
+    counts as STUCK. Budget: sampled draws per turn (default 4).
     """
 
     name = "ismcts"
     takes_budget = True
-    ladder_budgets = (2, 8)
+    ladder_budgets = (1, 4)
 
     def __init__(
-        self, game: NinetyEightCards | None = None, budget: int = 8, options: int = 6,
+        self, game: NinetyEightCards | None = None, budget: int = 4, options: int = 6,
         **planner,
     ):
         super().__init__(game, **planner)
@@ -383,8 +388,10 @@ class SearchAgent(ExpertAgent):
         self, view: CardsView, hand: list[int], tops: list[int], alive: int, need: int,
         rng: np.random.Generator,
     ) -> list[tuple[int, int]]:
-        planner = self.planner
-        options = planner.options(hand, tops, alive, need, self.count)
+        standard = view.standard
+        # Standard rules: a whole turn is played, then the hand refills. Original rules: one
+        # card, then one card is drawn; a plan is judged by its first play.
+        options = self.planner.options(hand, tops, alive, need, self.count, shorter=standard)
         unseen = [card for card in range(LOWEST, HIGHEST + 1) if alive >> card & 1]
         unseen = [card for card in unseen if card not in hand]
         draws = [
@@ -395,27 +402,26 @@ class SearchAgent(ExpertAgent):
         for cost, plays in options:
             if cost >= STUCK:
                 continue
-            after = list(hand)
-            after_tops = list(tops)
-            after_alive = alive
-            for card, pile, _ in plays:
+            played = plays if standard else plays[:1]
+            if not standard:  # the first play's own cost; the rest is replanned after the draw
+                cost = plays[0][2]
+            after, after_tops, after_alive = list(hand), list(tops), alive
+            for card, pile, _ in played:
                 after.remove(card)
                 after_tops[pile] = card
                 after_alive &= ~(1 << card)
-            drawn = HAND_SIZE - len(after) if view.standard else min(len(plays), 1)
+            drawn = HAND_SIZE - len(after)
             total = 0.0
             for draw in draws:
                 new_hand = sorted(after + draw[:drawn])
-                left = len(unseen) - drawn
-                if left <= 0:
+                if len(unseen) <= drawn:  # the draw pile is empty: nothing is hidden
                     run = longest_run(new_hand, after_tops)
                     total += STUCK * (len(new_hand) - len(run)) / max(len(new_hand), 1)
-                else:
-                    total += self.lookahead.plan(new_hand, after_tops, after_alive,
-                                                 2 if view.standard else 1)[0]
+                else:  # the next turn's required plays (original rules: the next two plays)
+                    total += self.lookahead.plan(new_hand, after_tops, after_alive, 2)[0]
             score = cost + total / len(draws)
             if score < best_score:
-                best_score, best_plays = score, plays
+                best_score, best_plays = score, played
         return [(card, pile) for card, pile, _ in best_plays]
 
     def __repr__(self) -> str:
