@@ -220,7 +220,8 @@ class LadderResult:
                 )
             return lines
         extra = list(self.rows[0].extra) if self.rows else []
-        head = "| rank | agent | rating [95% CI] | games | win rate [95% CI] | ms per move |"
+        played = "duplicate deals" if self.kind == "duplicate" else "games"
+        head = f"| rank | agent | rating [95% CI] | {played} | win rate [95% CI] | ms per move |"
         head += "".join(f" {e} |" for e in extra)
         lines = [head, "|---|---|---|---|---|---|" + "---|" * len(extra)]
         for i, r in enumerate(self.rows, 1):
@@ -426,6 +427,44 @@ machine that ran the ladder (2 shared CPU cores).
 """
 
 
+def verdict(result: LadderResult, rule_agents: Sequence[str]) -> str:
+    """Whether the best search agent is clearly above the best rule agent (one sentence).
+
+    Search agents are the ones with a budget (``NAME:BUDGET``) and simple tricks' exact
+    ``solver``; rule agents are the spec's other agents. "Clearly" means the 95% intervals
+    (ratings; for one player, win rates) do not overlap.
+    """
+    search = [r for r in result.rows if ":" in r.name or r.name == "solver"]
+    rules = [r for r in result.rows if r.name in rule_agents and r.name not in ("solver",)]
+    if not search or not rules:
+        return "No search agent on this ladder: nothing to compare with the rule agents."
+    if result.kind == "solo":
+        def span(r: Row) -> tuple[float, float, float]:
+            return r.tally.rate("wins")
+
+        what = "win rate"
+        fmt = "{:.1%}"
+    else:
+        def span(r: Row) -> tuple[float, float, float]:
+            lo, hi = r.interval
+            return (r.rating[0] if r.rating else float("nan"), lo, hi)
+
+        what = "rating"
+        fmt = "{:.1f}"
+    top = max(search, key=lambda r: span(r)[0])
+    rival = max(rules, key=lambda r: span(r)[0])
+    (v, lo, hi), (rv, rlo, rhi) = span(top), span(rival)
+    pair = (f"`{top.name}` ({what} {fmt.format(v)} [{fmt.format(lo)}, {fmt.format(hi)}]) vs "
+            f"the best rule agent `{rival.name}` ({fmt.format(rv)} [{fmt.format(rlo)}, "
+            f"{fmt.format(rhi)}])")
+    if lo > rhi:
+        return f"The search is clearly above the rules: {pair}; the intervals do not overlap."
+    if v > rv:
+        return (f"The search is ahead but not clearly: {pair}; the intervals overlap by "
+                f"{fmt.format(rhi - lo)}.")
+    return f"The search is not ahead: {pair}; it trails by {fmt.format(rv - v)}."
+
+
 def section_lines(result: LadderResult, img: str | None) -> list[str]:
     """A setting's section of docs/ladder.md."""
     s = result.setting
@@ -445,6 +484,9 @@ def section_lines(result: LadderResult, img: str | None) -> list[str]:
     ]
     if result.notes:
         lines += ["", *result.notes]
+    spec = load_spec(s.env_name)
+    rule_agents = [n for n, c in spec.agents.items() if not getattr(c, "takes_budget", False)]
+    lines += ["", verdict(result, rule_agents)]
     if img:
         lines += ["", f"![ladder of {s.key}]({img})"]
     return lines
