@@ -8,8 +8,9 @@ the ladder block of each game's docs page.
 
 How agents meet, by the shape of the game:
 
-- one player (98 Cards): each agent plays the same deals alone; the table gives its win
-  rate (Wilson 95% interval) and mean score (normal 95% interval), no rating.
+- one player (98 Cards): each agent plays ``games`` deals alone (its own deals: agent i's
+  game g is deal ``[seed, i, g]``); the table gives its win rate (Wilson 95% interval) and
+  mean score (normal 95% interval), no rating.
 - two players (simple tricks, Thirty-One at 2 players): every pair of agents plays
   duplicate deals (each deal twice, seats swapped); a pair of games is one rated match,
   won by the larger total score (tricks; the payoff for a game without a score). For

@@ -128,3 +128,22 @@ def test_full_simple_tricks_ladder_puts_perfect_play_on_top():
     assert top.name in ("solver", "ismcts:1", "ismcts:8")
     rules = [r for r in result.rows if r.name in ("heuristic", "first_play")]
     assert all(top.interval[0] > r.interval[1] for r in rules)
+
+
+def test_verdict_compares_the_best_search_agent_with_the_best_rule_agent():
+    from card_envs.core.evaluation import Tally
+    from card_envs.ladder import LadderResult, Row, verdict
+
+    def row(name, mu, sigma):
+        return Row(name, Tally(name), 0.0, (mu, sigma))
+
+    setting = SETTINGS[0]
+    clear = LadderResult(setting, "duplicate", 2,
+                         [row("ismcts:8", 40, 1), row("heuristic", 20, 1), row("random", 5, 1)],
+                         3, 6, 0, 0.0)
+    assert verdict(clear, ["heuristic"]).startswith("The search is clearly above the rules")
+    close = LadderResult(setting, "duplicate", 2,
+                         [row("ismcts:8", 22, 2), row("heuristic", 20, 2)], 1, 2, 0, 0.0)
+    assert "overlap" in verdict(close, ["heuristic"])
+    none = LadderResult(setting, "duplicate", 2, [row("heuristic", 20, 2)], 1, 2, 0, 0.0)
+    assert verdict(none, ["heuristic"]).startswith("No search agent")
