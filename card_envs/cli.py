@@ -1,4 +1,4 @@
-"""The ``card-envs`` command: list environments, evaluate agents, play, benchmark speed."""
+"""The ``card-envs`` command: list environments, evaluate agents, play, rate agents, benchmark."""
 
 from __future__ import annotations
 
@@ -165,10 +165,35 @@ def _check_players(spec: GameSpec, players: int) -> int:
     return players
 
 
+def cmd_ladder(args: argparse.Namespace) -> int:
+    from card_envs import ladder
+
+    try:
+        game_args = {}
+        if args.set and args.game != "all":
+            game_args = _parse_set(args.set, load_spec(args.game))
+        elif args.set:
+            raise ValueError("--set cannot go with 'all': each setting has its own rules")
+        return ladder.main(args, game_args)
+    except ImportError as err:
+        print(f"error: the ladder needs the ladder extra (pip install 'card-envs[ladder]'): "
+              f"{err}", file=sys.stderr)
+        return 2
+    except ValueError as err:
+        print(f"error: {err}", file=sys.stderr)
+        return 2
+
+
 def cmd_bench(args: argparse.Namespace) -> int:
     from card_envs.bench import main as bench_main
 
     return bench_main(args.rest)
+
+
+def ladder_quick_games() -> int:
+    from card_envs.ladder import QUICK_GAMES
+
+    return QUICK_GAMES
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -218,6 +243,28 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--set", action="append", default=[], metavar="KEY=VALUE",
                    help="a rules argument, e.g. --set rules=original")
     p.set_defaults(func=cmd_play)
+
+    p = sub.add_parser(
+        "ladder",
+        help="play every agent of a game against the others and rate them (docs/ladder.md)",
+    )
+    p.add_argument("game", help="e.g. simple_tricks, or 'all' for every setting of the docs page")
+    p.add_argument("--games", type=int,
+                   help="games per agent, duplicate deals per pair or games per lineup "
+                        "(default: the setting's own)")
+    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--quick", action="store_true",
+                   help=f"a smoke test: {ladder_quick_games()} games per match, search agents "
+                        "at their lower budget only")
+    p.add_argument("--write", action="store_true",
+                   help="write the setting's section of docs/ladder.md, its plot and its "
+                        "block in the game's docs page")
+    p.add_argument("--agents", nargs="+", metavar="AGENT",
+                   help="only these agents (names as for evaluate, e.g. heuristic ismcts:50)")
+    p.add_argument("-v", "--verbose", action="store_true", help="log each match to stderr")
+    p.add_argument("--set", action="append", default=[], metavar="KEY=VALUE",
+                   help="a rules argument, e.g. --set rules=original")
+    p.set_defaults(func=cmd_ladder)
 
     p = sub.add_parser("bench", help="environment speed benchmark (see card_envs/bench.py)")
     p.add_argument("rest", nargs=argparse.REMAINDER, help="arguments for the benchmark")
