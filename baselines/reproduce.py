@@ -472,8 +472,10 @@ def load_results(path: Path | None = None) -> dict:
     return json.loads(path.read_text()) if path.exists() else {"settings": {}}
 
 
-def render(results: dict, img_dir: Path | None, out: Path, plot: bool = True) -> str:
-    """docs/baselines.md from every setting's record, in configs/games.yaml order."""
+def render_text(results: dict, img_dir: str | None) -> tuple[str, dict[str, list[str]]]:
+    """docs/baselines.md's text from every setting's record, in configs/games.yaml order,
+    with plots under ``img_dir`` (relative to the page; None: no plots), and each game
+    page's sections."""
     records = [results["settings"][s] for s in settings() if s in results["settings"]]
     lines = [
         "# Baselines",
@@ -490,23 +492,30 @@ def render(results: dict, img_dir: Path | None, out: Path, plot: bool = True) ->
         "95% intervals (Wilson for rates, normal for mean scores): *win*, *draw* and *loss* "
         "are the game's own outcome for the model's seat (or team, or duplicate pair); *won of "
         "decided* is wins / (wins + losses); the score is the game's own count, named per "
-        "setting. Hyperparameters and budgets: `baselines/configs/`; settings and targets: "
-        "`baselines/configs/games.yaml`.",
+        "setting. Policies, self-play, imitation and the choice of checkpoints: "
+        "[policies.md](policies.md). Hyperparameters and budgets: `baselines/configs/`; "
+        "settings and targets: `baselines/configs/games.yaml`.",
         "",
     ]
     pages: dict[str, list[str]] = {}
     for record in records:
         setting = record["setting"]
-        img = None
-        if img_dir is not None:
-            path = img_dir / f"{setting}.png"
-            if plot:
-                plot_curves(record, path)
-            img = str(path.relative_to(out.parent))
+        img = None if img_dir is None else str(Path(img_dir) / f"{setting}.png")
         section = setting_section(record, img)
         lines += section
         pages.setdefault(game_config(setting)["env"], []).extend(section)
-    text = "\n".join(lines)
+    return "\n".join(lines), pages
+
+
+def render(results: dict, img_dir: Path | None, out: Path, plot: bool = True) -> str:
+    """Write docs/baselines.md (or ``out``) from the records, the plots into ``img_dir``,
+    and, for docs/baselines.md itself, each game page's copy of its sections."""
+    if img_dir is not None and plot:
+        for setting, record in results["settings"].items():
+            if setting in settings():
+                plot_curves(record, img_dir / f"{setting}.png")
+    rel = None if img_dir is None else str(img_dir.resolve().relative_to(out.parent.resolve()))
+    text, pages = render_text(results, rel)
     out.parent.mkdir(parents=True, exist_ok=True)
     out.write_text(text)
     if out.resolve() == (ROOT / "docs" / "baselines.md").resolve():

@@ -446,3 +446,34 @@ def test_half_suit_lead_potential_is_my_teams_lead_in_eighths():
     phi = POTENTIALS["half_suit_lead"]
     assert phi(game.view(s, 0)) == pytest.approx(2 / 8)
     assert phi(game.view(s, 3)) == pytest.approx(-2 / 8)
+
+
+def test_imitation_fits_the_policy_to_the_agents_choices():
+    from sb3_contrib import MaskablePPO
+
+    from baselines.imitation import collect, fit
+
+    env = load_spec("simple_tricks_v0").factories()[2](opponent="first_play")
+    data = collect(env, "heuristic", 1500, gamma=1.0, seed=0)
+    assert len(data["actions"]) >= 1500 and data["masks"][np.arange(len(data["actions"])),
+                                                           data["actions"]].all()
+    assert set(np.unique(data["returns"])) <= {-1.0, 0.0, 1.0}
+    model = MaskablePPO("MlpPolicy", env, seed=0, device="cpu")
+    before = fit(model.policy, data, epochs=0)["accuracy"]
+    after = fit(model.policy, data, epochs=30)["accuracy"]
+    assert after > 0.8 and after > before + 0.2
+
+
+def test_a_run_that_imitates_first_keeps_the_imitation_policy_as_a_checkpoint(tmp_path):
+    run = _train(tmp_path, "simple_tricks_v0", "maskable_ppo", "--pretrain", "heuristic,500,2")
+    assert run.curve()[0]["timesteps"] == 0
+    assert json.loads((run.path / "pretrain.json").read_text())["agent"] == "heuristic"
+
+
+def test_progress_line_says_steps_speed_reward_and_time_left():
+    from baselines.train import progress_line
+
+    line = progress_line("simple_tricks_v0 dqn seed 0", 12_288, 400_000, 812.0,
+                         [{"r": 1.0}, {"r": -0.5}])
+    assert line == ("[simple_tricks_v0 dqn seed 0] 12,288/400,000 steps (3%), 812 steps/s, "
+                    "mean reward of the last 2 episodes +0.25, 8 min left")

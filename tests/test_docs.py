@@ -274,3 +274,14 @@ def test_the_docs_cite_only_files_that_are_in_the_repository():
                 bad.append(f"{page.relative_to(ROOT)} cites {name}")
     assert not bad, "\n".join(bad)
     assert "RULES.md" not in basenames  # the file the docs used to cite
+
+
+def test_the_baselines_page_is_rendered_from_its_results_file():
+    pytest.importorskip("sb3_contrib")
+    from baselines.reproduce import RESULTS, load_results, render_text
+
+    text, _ = render_text(load_results(RESULTS), "img")
+    assert (ROOT / "docs" / "baselines.md").read_text() == text, (
+        "docs/baselines.md differs from docs/baselines.json: rerun "
+        "python -m baselines.reproduce --budget full --collect"
+    )
