@@ -585,7 +585,8 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--algos", nargs="*", choices=ALGOS, default=list(ALGOS))
     p.add_argument("--seeds", type=int,
                    help="runs per setting and algorithm (quick: 1; full: the setting's seeds)")
-    p.add_argument("--jobs", type=int, default=1, help="training runs in parallel")
+    p.add_argument("--jobs", type=int, default=min(2, mp.cpu_count()),
+                   help="training runs in parallel (default: 2, or 1 on a one-core machine)")
     p.add_argument("--timesteps", type=int,
                    help="every run's training steps instead of the budget's (a smoke test)")
     p.add_argument("--runs", help="runs folder (default runs/reproduce-<budget>)")
