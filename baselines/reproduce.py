@@ -62,14 +62,15 @@ METRIC_NAMES = {
 
 
 def _train_job(job: tuple) -> str:
-    setting, algo, seed, budget, runs, timesteps = job
+    setting, algo, seed, budget, runs, timesteps, bar = job
     argv = ["--env", setting, "--algo", algo, "--seed", str(seed), "--budget", budget,
             "--runs", runs]
     if timesteps:
         argv[-2:-2] = ["--timesteps", str(timesteps), "--eval-freq", str(timesteps // 2)]
     command = f"python -m baselines.train {' '.join(argv[:-2])}"
     run = Run.create(Path(runs), build_config(train_parser().parse_args(argv)), command)
-    train(run, progress=True, bar=False)  # labelled progress lines: runs may share a terminal
+    # a progress bar for one run at a time on a terminal; labelled lines when runs share it
+    train(run, progress=True, bar=bar)
     return str(run.path)
 
 
@@ -83,7 +84,7 @@ def run_all(jobs_list: list[tuple], jobs: int) -> list[str]:
 
 
 def _job_steps(job: tuple) -> int:
-    setting, algo, _, budget, _, timesteps = job
+    setting, algo, _, budget, _, timesteps, _ = job
     return timesteps or hyperparams(algo, game_config(setting)["env"], budget, setting)[
         "timesteps"]
 
@@ -416,9 +417,9 @@ def write_game_page(env_name: str, section: list[str], root: Path = ROOT) -> Non
     path.write_text(text)
 
 
-def plot_curves(record: dict, path: Path) -> None:
+def plot_curves(record: dict, path: Path) -> list[str]:
     """Every run's learning curve (the selection figure, greedy play) with a line per
-    reference rule agent's figure on the final deals."""
+    reference rule agent's figure on the final deals; returns the legend's labels."""
     import matplotlib
 
     matplotlib.use("Agg")
@@ -442,10 +443,12 @@ def plot_curves(record: dict, path: Path) -> None:
     ax.set_xlabel("training steps")
     ax.set_title(f"{setting} (greedy play on selection deals)")
     ax.legend(fontsize=7)
+    labels = [text.get_text() for text in ax.get_legend().get_texts()]
     fig.tight_layout()
     path.parent.mkdir(parents=True, exist_ok=True)
     fig.savefig(path, dpi=100)
     plt.close(fig)
+    return labels
 
 
 def setting_record(setting: str, runs: list[dict], budget: str) -> dict:
@@ -618,7 +621,8 @@ def main(argv: list[str] | None = None) -> int:
                 return 2
     else:
         jobs = [
-            (s, a, seed, args.budget, runs_root, args.timesteps)
+            (s, a, seed, args.budget, runs_root, args.timesteps,
+             args.jobs == 1 and sys.stdout.isatty())
             for s in chosen
             for a in args.algos
             for seed in range(seeds_of(s, a, args.budget, args.seeds))

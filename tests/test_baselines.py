@@ -344,6 +344,9 @@ def test_reproduce_quick_writes_a_table_and_collect_rebuilds_it(tmp_path, capsys
     assert "| rule agent `heuristic` | `first_play` | 100 pairs |" in text
     assert "Targets for the shipped model" in text
     assert (tmp_path / "simple_tricks_v0.png").exists()
+    record = json.loads(out.with_suffix(".json").read_text())["settings"]["simple_tricks_v0"]
+    labels = reproduce.plot_curves(record, tmp_path / "again.png")
+    assert labels == ["MaskablePPO seed 0", "DQN (masked) seed 0", "rule agent heuristic"]
     printed = capsys.readouterr().out
     assert "== simple_tricks_v0" in printed and "rule agent heuristic (same deals)" in printed
     again = tmp_path / "again.md"
