@@ -49,7 +49,8 @@ class TrickSolver:
     over once it holds more than ``max_table`` positions.
 
     Cost (one core of our machines): a whole deal from its first lead, every card valued,
-    takes about 5 ms at N=10 (20 ms at most over 200 deals), 1.5 s at N=16, 20 s at N=26.
+    takes 5-15 ms at N=10 (60 ms at most over 200 deals, on a loaded machine), about 1.5 s
+    at N=16 and 20 s at N=26 (``python -m card_envs.simple_tricks.solver N DEALS``).
     """
 
     def __init__(self, num_values: int = 10, max_table: int = 2_000_000):
@@ -338,3 +339,29 @@ def regret(
         moves=moves,
         mistakes=mistakes,
     )
+
+
+def time_solves(num_values: int = 10, deals: int = 200, seed: int = 0) -> tuple[float, float]:
+    """(mean, max) seconds to value every first lead of ``deals`` deals with a fresh solver."""
+    import time
+
+    from card_envs.simple_tricks.rules import SimpleTricks
+
+    game = SimpleTricks(num_values)
+    times = []
+    for g in range(deals):
+        s = game.init(np.random.default_rng([seed, g, 0]))
+        start = time.perf_counter()
+        TrickSolver(num_values).move_values(s.hands[0], s.hands[1])
+        times.append(time.perf_counter() - start)
+    return float(np.mean(times)), float(np.max(times))
+
+
+if __name__ == "__main__":  # python -m card_envs.simple_tricks.solver [N] [DEALS]
+    import sys
+
+    n = int(sys.argv[1]) if len(sys.argv) > 1 else 10
+    count = int(sys.argv[2]) if len(sys.argv) > 2 else 200
+    mean, worst = time_solves(n, count)
+    print(f"N={n}: {count} deals solved from the first lead, every card valued: "
+          f"mean {mean * 1000:.1f} ms, max {worst * 1000:.1f} ms")
