@@ -286,18 +286,29 @@ TABLE_HEAD = [
 
 
 def _table_row(agent: str, row: dict) -> str:
-    unit = "pairs" if row["kind"] == "duplicate" else ""
-    return (f"| {agent} | `{row['opponent']}` | {row['games']} {unit} | {_pct(row, 'wins')} "
+    unit = " pairs" if row["kind"] == "duplicate" else ""
+    return (f"| {agent} | `{row['opponent']}` | {row['games']}{unit} | {_pct(row, 'wins')} "
             f"| {row['draws_rate']:.1%} | {_pct(row, 'losses')} | {_pct(row, 'decided')} "
             f"| {_score(row)} |")
+
+
+def opponent_words(opponent: str | list[str]) -> str:
+    """``[a, a, b, a]`` -> "`a` (3 of 4 environments) and `b` (1 of 4)"."""
+    if isinstance(opponent, str):
+        return f"`{opponent}`"
+    counts = {name: opponent.count(name) for name in dict.fromkeys(opponent)}
+    if len(counts) == 1:
+        return f"`{opponent[0]}`"
+    n = len(opponent)
+    parts = [f"`{name}` ({k} of {n} environments)" if i == 0 else f"`{name}` ({k} of {n})"
+             for i, (name, k) in enumerate(counts.items())]
+    return ", ".join(parts[:-1]) + " and " + parts[-1]
 
 
 def rules_sentence(setting: str) -> str:
     cfg = game_config(setting)
     args = ", ".join(f"{k}={v!r}" for k, v in cfg["env_kwargs"].items()) or "default rules"
-    opp = cfg["opponent"]
-    opp = "` and `".join(opp) if isinstance(opp, list) else opp
-    text = f"Rules: {args}. Training opponent: `{opp}`"
+    text = f"Rules: {args}. Training opponent: {opponent_words(cfg['opponent'])}"
     if cfg.get("mix"):
         text += f" (mixed with `{cfg['mix']}`)"
     text += ". "
