@@ -332,7 +332,15 @@ def _settle(codes, lives, hands, knocker, rounds, terminated, winner, player, op
             else:
                 lives[i, q] = 0
                 knocked_out = True
-    if shaped:
+    if knocked_out:
+        alive = False
+        for q in range(n):
+            alive |= inside[q] and lives[i, q] > 0
+        if not alive:
+            for q in range(n):
+                if inside[q]:
+                    lives[i, q] = 1
+    if shaped:  # from the lives after any revival, as ThirtyOne._settle
         low_score = low / 2
         for q in range(n):
             out[q] = 0.0
@@ -348,14 +356,6 @@ def _settle(codes, lives, hands, knocker, rounds, terminated, winner, player, op
                 r -= 0.3 * (full_lives - lives[i, q])
                 r += -2.0 if lives[i, q] <= 0 else 0.5
                 out[q] = r
-    if knocked_out:
-        alive = False
-        for q in range(n):
-            alive |= inside[q] and lives[i, q] > 0
-        if not alive:
-            for q in range(n):
-                if inside[q]:
-                    lives[i, q] = 1
     rounds[i] += 1
     left, last = 0, -1
     for q in range(n):

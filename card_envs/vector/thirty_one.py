@@ -437,12 +437,12 @@ class ThirtyOneVector(VectorGame):
         out = losers & (lives <= loss)
         lives = np.where(losers, np.where(lives > loss, lives - loss, 0), lives)
         knocked_out = out.any(axis=1)
-        if self.shaped:
+        revived = knocked_out & ~(inside & (lives > 0)).any(axis=1)
+        lives = np.where(revived[:, None] & inside, 1, lives)
+        if self.shaped:  # from the lives after any revival, as ThirtyOne._settle
             rewards = self._round_rewards(codes, low, inside, knocker, lives)
         else:
             rewards = np.zeros((len(slots), n))
-        revived = knocked_out & ~(inside & (lives > 0)).any(axis=1)
-        lives = np.where(revived[:, None] & inside, 1, lives)
         s.lives[slots] = lives
         s.rounds[slots] += 1
         left = (lives > 0).sum(axis=1)
