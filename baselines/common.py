@@ -58,8 +58,10 @@ def game_config(name: str) -> dict[str, Any]:
     }
 
 
-def hyperparams(algo: str, env_name: str, budget: str) -> dict[str, Any]:
-    """The algorithm's hyperparameters for an env: the ``default`` block, then the env's own.
+def hyperparams(algo: str, env_name: str, budget: str, setting: str | None = None
+                ) -> dict[str, Any]:
+    """The algorithm's hyperparameters for a setting: the ``default`` block, then the env's
+    own, then the setting's own (when a variant has a block of its name).
 
     Budget-dependent entries (``{quick: ..., full: ...}``) are resolved for ``budget``.
     """
@@ -67,6 +69,8 @@ def hyperparams(algo: str, env_name: str, budget: str) -> dict[str, Any]:
         raise ValueError(f"unknown algorithm {algo!r}; choose one of {', '.join(ALGOS)}")
     table = load_yaml(f"{algo}.yaml")
     merged = {**table.get("default", {}), **table.get(env_name, {})}
+    if setting is not None and setting != env_name:
+        merged.update(table.get(setting, {}))
     out = {}
     for key, value in merged.items():
         if isinstance(value, dict) and set(value) <= set(BUDGETS) and value:
@@ -204,6 +208,8 @@ def result_row(result: MatchResult, opponent: str) -> dict[str, Any]:
         row[f"{what}_rate"], row[f"{what}_low"], row[f"{what}_high"] = rate, low, high
     dec, dlow, dhigh = t.decided()
     row.update(decided_rate=dec, decided_low=dlow, decided_high=dhigh, mean_payoff=t.mean_payoff)
+    if t.mean_place is not None:
+        row["mean_place"], row["place_counts"] = t.mean_place, list(t.place_counts)
     if t.mean_score is not None:
         row["mean_score"] = t.mean_score
         row["score_low"], row["score_high"] = t.score_interval()

@@ -3,9 +3,11 @@
     python -m baselines.evaluate runs/.../model.zip --env thirty_one_v0 --opponent greedy
     python -m baselines.evaluate best --env simple_tricks_v0 --opponent first_play --games 2000
 
-The model plays greedily (its most likely legal action) against ``--opponent`` in every
-other seat (``--team``: in the opposing team), seats rotated; two-player games use
-duplicate deals (every deal played twice with seats swapped) unless ``--no-duplicate``.
+The model plays as it was kept (greedy, its most likely legal action, or sampling from its
+policy: model.json's ``deterministic``) against ``--opponent`` in every other seat
+(``--team``: in the opposing team), seats rotated; two-player games use duplicate deals
+(every deal played twice with seats swapped) where the model's baseline setting does
+(``--duplicate`` / ``--no-duplicate`` override it).
 MODEL is a model.zip (with its model.json beside it) or ``best``, the shipped model.
 """
 
@@ -20,12 +22,14 @@ from card_envs.registry import load_spec
 from card_envs.rl.policy_agent import read_meta, shipped_model
 
 
-def setting_is_team(setting: str) -> bool:
-    """Whether a baseline setting evaluates as a team; False for one not in games.yaml."""
+def setting_flags(setting: str) -> dict[str, bool]:
+    """How a baseline setting evaluates: ``team`` and ``duplicate`` (for one not in
+    games.yaml: no team, duplicate deals)."""
     try:
-        return bool(game_config(setting)["team"])
+        cfg = game_config(setting)
     except ValueError:
-        return False
+        return {"team": False, "duplicate": True}
+    return {"team": bool(cfg["team"]), "duplicate": bool(cfg["duplicate"])}
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -37,7 +41,9 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--opponent", default="random", help="agent name, model:PATH or best")
     p.add_argument("--games", type=int, default=1000, help="games (pairs when duplicate)")
     p.add_argument("--seed", type=int, default=0)
-    p.add_argument("--no-duplicate", action="store_true", help="two-player games: plain games")
+    p.add_argument("--duplicate", action=argparse.BooleanOptionalAction, default=None,
+                   help="two-player games: duplicate deals (default: as the model's baseline "
+                        "setting evaluates, e.g. plain matches for Thirty-One)")
     p.add_argument("--team", action="store_true", help="the model plays every seat of its team")
     args = p.parse_args(argv)
     try:
@@ -48,15 +54,13 @@ def main(argv: list[str] | None = None) -> int:
         meta = read_meta(path)
         game = spec.make_game(**meta.get("game_args", {}))
         agent = make_agent(spec, f"model:{path}", game)
-        team = args.team or setting_is_team(meta.get("setting", spec.env_name))
+        flags = setting_flags(meta.get("setting", spec.env_name))
+        team = args.team or flags["team"]
+        duplicate = flags["duplicate"] if args.duplicate is None else args.duplicate
+        if args.games < 1:
+            raise ValueError(f"--games={args.games} is not valid; it must be at least 1")
         result = evaluate_agent(
-            spec,
-            game,
-            agent,
-            args.opponent,
-            args.games,
-            args.seed,
-            duplicate=not args.no_duplicate,
+            spec, game, agent, args.opponent, args.games, args.seed, duplicate=duplicate,
             team=team,
         )
     except ValueError as err:

@@ -5,12 +5,18 @@
                                                      # docs/baselines.md, docs/img/, models
 
 Settings come from configs/games.yaml, hyperparameters and budgets from
-configs/<algo>.yaml. ``full`` trains ``--seeds`` seeds per setting and algorithm
-(default: 2 for MaskablePPO, 1 for DQN) and writes docs/baselines.md, the learning
-curves under docs/img/ and each game page's copy of its results;
-``quick`` trains one seed and writes its table to the runs folder (the docs keep the
-full-budget numbers). ``--ship`` copies each setting's best model, of either algorithm
-(by its first target's metric), to baselines/models/<setting>.zip, where ``best`` finds it.
+configs/<algo>.yaml. Each run keeps its best checkpoint (chosen on selection deals, greedy or
+sampled play, whichever did better) and is then evaluated in both modes against every rule
+agent of its setting on deals no run trains or selects on (``FINAL_SEED``). The rule agents
+are evaluated on the same deals in the model's seat, as reference figures.
+
+``full`` trains the setting's seeds (``seeds:`` in games.yaml, default one per algorithm),
+records every setting's results in docs/baselines.json and renders docs/baselines.md, the
+learning curves under docs/img/ and each game page's copy of its results from it; running
+some ``--settings`` updates their sections and keeps the others. ``quick`` trains one seed
+each and prints, per game, a short table beside the full-budget figures (nothing in docs/
+changes). ``--ship`` copies each setting's best run (by its selection figure, not by the
+final evaluation) to baselines/models/<setting>.zip, where the agent name ``best`` finds it.
 """
 
 from __future__ import annotations
@@ -25,43 +31,46 @@ import time
 from pathlib import Path
 from typing import Any
 
-from baselines.common import BUDGETS, Run, game_config, hyperparams, settings, spec_and_game
-from baselines.train import build_config, train
+from baselines.common import (
+    BUDGETS,
+    Run,
+    evaluate_agent,
+    game_config,
+    hyperparams,
+    result_row,
+    settings,
+    spec_and_game,
+)
+from baselines.train import FINAL_SEED, build_config, selection, train
 from baselines.train import parser as train_parser
 from card_envs.core.agents import make_agent
 from card_envs.core.doctables import page_path
-from card_envs.core.evaluation import Z95, evaluate, wilson
-from card_envs.rl.policy_agent import ALGOS
+from card_envs.core.evaluation import Z95, wilson
+from card_envs.rl.policy_agent import ALGOS, write_json
 
 ROOT = Path(__file__).resolve().parents[1]
 MODELS = Path(__file__).resolve().parent / "models"
+RESULTS = ROOT / "docs" / "baselines.json"
 ALGO_NAMES = {"maskable_ppo": "MaskablePPO", "dqn": "DQN (masked)"}
-# seeds per setting at the full budget: DQN is cheaper to judge (its target is beating random)
-FULL_SEEDS = {"maskable_ppo": 2, "dqn": 1}
+METRIC_NAMES = {
+    "wins_rate": "win rate",
+    "decided_rate": "wins of decided games",
+    "losses_rate": "loss rate",
+    "mean_score": "mean score",
+    "mean_payoff": "mean payoff",
+}
 
 
-def _train_job(job: tuple[str, str, int, str, str]) -> str:
-    setting, algo, seed, budget, runs = job
-    args = train_parser().parse_args(
-        [
-            "--env",
-            setting,
-            "--algo",
-            algo,
-            "--seed",
-            str(seed),
-            "--budget",
-            budget,
-            "--runs",
-            runs,
-            "--no-progress",
-        ]
-    )
-    command = (
-        f"python -m baselines.train --env {setting} --algo {algo} --seed {seed} --budget {budget}"
-    )
-    run = Run.create(Path(runs), build_config(args), command)
-    train(run, progress=False)
+def _train_job(job: tuple) -> str:
+    setting, algo, seed, budget, runs, timesteps, bar = job
+    argv = ["--env", setting, "--algo", algo, "--seed", str(seed), "--budget", budget,
+            "--runs", runs]
+    if timesteps:
+        argv[-2:-2] = ["--timesteps", str(timesteps), "--eval-freq", str(timesteps // 2)]
+    command = f"python -m baselines.train {' '.join(argv[:-2])}"
+    run = Run.create(Path(runs), build_config(train_parser().parse_args(argv)), command)
+    # a progress bar for one run at a time on a terminal; labelled lines when runs share it
+    train(run, progress=True, bar=bar)
     return str(run.path)
 
 
@@ -75,12 +84,22 @@ def run_all(jobs_list: list[tuple], jobs: int) -> list[str]:
 
 
 def _job_steps(job: tuple) -> int:
-    setting, algo, _, budget, _ = job
-    return hyperparams(algo, game_config(setting)["env"], budget)["timesteps"]
+    setting, algo, _, budget, _, timesteps, _ = job
+    return timesteps or hyperparams(algo, game_config(setting)["env"], budget, setting)[
+        "timesteps"]
+
+
+def seeds_of(setting: str, algo: str, budget: str, override: int | None) -> int:
+    """Runs per algorithm: ``--seeds``, else the setting's ``seeds`` (full budget), else 1."""
+    if override is not None:
+        return override
+    if budget == "quick":
+        return 1
+    return int(game_config(setting).get("seeds", {}).get(algo, 1))
 
 
 def pooled(rows: list[dict[str, Any]]) -> dict[str, Any]:
-    """Results of several seeds against one opponent, pooled: counts add up."""
+    """Results of several runs against one opponent, pooled: counts add up."""
     out: dict[str, Any] = {"opponent": rows[0]["opponent"], "kind": rows[0]["kind"]}
     for what in ("wins", "draws", "losses", "games"):
         out[what] = sum(r[what] for r in rows)
@@ -97,126 +116,268 @@ def pooled(rows: list[dict[str, Any]]) -> dict[str, Any]:
         mean = total / n
         var = max(0.0, (sq - n * mean * mean) / max(n - 1, 1))
         half = Z95 * (var / n) ** 0.5
-        out.update(mean_score=mean, score_low=mean - half, score_high=mean + half)
+        # inside the range of the runs' own intervals, which lie inside the scores seen
+        low = max(mean - half, min(r["score_low"] for r in rows))
+        high = min(mean + half, max(r["score_high"] for r in rows))
+        out.update(mean_score=mean, score_low=low, score_high=high)
+    if "mean_place" in rows[0]:
+        counts = [sum(c) for c in zip(*(r["place_counts"] for r in rows), strict=True)]
+        out["place_counts"] = counts
+        out["mean_place"] = sum(k * c for k, c in enumerate(counts, 1)) / max(sum(counts), 1)
     out["per_seed"] = [r.get("mean_score", r["wins_rate"]) for r in rows]
     return out
 
 
-def agent_score(setting: str, agent: str, games: int) -> float:
-    """An agent's own mean score on a one-player setting (what a model must beat)."""
+def reference_rows(setting: str, games: int, seed: int = FINAL_SEED) -> dict[str, dict]:
+    """The setting's reference rule agents in the model's place, on the final evaluation's
+    deals: ``{agent: {opponent: result row}}``."""
     cfg = game_config(setting)
     spec, game = spec_and_game(cfg["env"], cfg["env_kwargs"])
-    return evaluate(game, [make_agent(spec, agent, game)], games, seed=0).tallies[0].mean_score
+    out: dict[str, dict] = {}
+    for agent_name in reference_agents(setting):
+        rows = out[agent_name] = {}
+        for opponent in cfg["eval_opponents"]:
+            agent = make_agent(spec, agent_name, game)
+            result = evaluate_agent(spec, game, agent, opponent, games, seed, cfg["duplicate"],
+                                    cfg["team"])
+            rows[opponent] = result_row(result, opponent)
+    return out
 
 
-def check_target(target: dict, results: dict, setting: str, games: int) -> tuple[bool, str]:
-    rows = results.get(target["algo"], {})
-    row = rows.get(target["opponent"])
+def reference_agents(setting: str) -> list[str]:
+    """The rule agents a setting's table shows as reference: ``reference`` in games.yaml,
+    else the game's strongest rule agent."""
+    cfg = game_config(setting)
+    spec, _ = spec_and_game(cfg["env"], cfg["env_kwargs"])
+    return list(cfg.get("reference") or [spec.strongest_agent])
+
+
+def collect(run_dir: str) -> dict[str, Any]:
+    """A finished run's results (eval.json), learning curve and settings, as plain data."""
+    run = Run(Path(run_dir))
+    cfg = run.config
+    ev = json.loads((run.path / "eval.json").read_text())
+    spec, game = spec_and_game(cfg["env"], cfg["env_kwargs"])
+    return {
+        "setting": cfg["setting"],
+        "algo": cfg["algo"],
+        "seed": cfg["seed"],
+        "timesteps": ev["timesteps"],
+        "trained_timesteps": ev.get("trained_timesteps", ev["timesteps"]),
+        "wall_s": ev["wall_s"],
+        "mode": ev.get("mode", "greedy"),
+        "selection": ev.get("selection"),
+        "results": ev["results"],
+        "by_mode": ev.get("by_mode", {"greedy": ev["results"]}),
+        "final_games": cfg["final_games"],
+        "curve": run.curve(),
+        "path": run_dir,
+        "solo": game.num_players == 1,
+    }
+
+
+def config_drift(run_dir: str, timesteps: int | None = None) -> list[str]:
+    """How a finished run's settings differ from what configs/ gives its setting, algorithm,
+    seed and budget today (and ``--timesteps``, if given; empty when they agree): a table
+    rebuilt by ``--collect`` must describe what ``reproduce`` would train."""
+    cfg = Run(Path(run_dir)).config
+    argv = ["--env", cfg["setting"], "--algo", cfg["algo"], "--seed", str(cfg["seed"]),
+            "--budget", cfg["budget"]]
+    if timesteps:
+        argv += ["--timesteps", str(timesteps), "--eval-freq", str(timesteps // 2)]
+    expected = build_config(train_parser().parse_args(argv))
+    return [f"{key}: run {cfg.get(key)!r}, configs {expected.get(key)!r}"
+            for key in sorted(set(cfg) | set(expected)) if cfg.get(key) != expected.get(key)]
+
+
+def shipped_run(setting: str, runs: list[dict]) -> dict | None:
+    """The run to ship: the best figure on the selection deals (never the final ones)."""
+    candidates = [r for r in runs if r.get("selection")]
+    if not candidates:
+        return None
+    higher = selection(game_config(setting))["higher"]
+    return (max if higher else min)(candidates, key=lambda r: r["selection"]["value"])
+
+
+def ship(setting: str, run: dict) -> None:
+    """Copy a run's final model into baselines/models/ as the setting's shipped model."""
+    MODELS.mkdir(exist_ok=True)
+    for suffix in (".zip", ".json"):
+        shutil.copyfile(Path(run["path"]) / f"model{suffix}", MODELS / f"{setting}{suffix}")
+    print(f"shipped {run['path']} as baselines/models/{setting}.zip", flush=True)
+
+
+def _row(rows: list[dict], opponent: str) -> dict | None:
+    return next((x for x in rows if x["opponent"] == opponent), None)
+
+
+def check_target(target: dict, record: dict) -> tuple[bool, str]:
+    """Whether the shipped model meets ``target``, with the figures that say so."""
+    shipped = record.get("shipped")
+    row = _row(shipped["results"], target["opponent"]) if shipped else None
     if row is None:
         return False, "not measured"
     metric = target["metric"]
     value = row[metric]
-    shown = f"{value:.2f}" if metric == "mean_score" else f"{value:.1%}"
+    shown = _figure(row, metric)
     if "beats_agent" in target:
-        bar = agent_score(setting, target["beats_agent"], games)
-        return value > bar, f"{shown} vs {target['beats_agent']} {bar:.2f}"
+        ref = record["reference"].get(target["beats_agent"], {}).get(target["opponent"])
+        if ref is None:
+            return False, f"{shown}; {target['beats_agent']} not measured"
+        margin = target.get("margin", 0)
+        ok = value > ref[metric] + margin
+        return ok, f"{shown} vs {target['beats_agent']} {_figure(ref, metric)} on the same deals"
     if "below" in target:
-        return value < target["below"], f"{shown} (target below {target['below']:.1%})"
+        return value < target["below"], f"{shown}"
     if "above" in target:
-        return value > target["above"], f"{shown} (target above {target['above']:.1%})"
-    return value >= target["at_least"], f"{shown} (target at least {target['at_least']:.1%})"
+        return value > target["above"], f"{shown}"
+    return value >= target["at_least"], f"{shown}"
+
+
+def _figure(row: dict, metric: str) -> str:
+    """A metric of a result row with its 95% interval."""
+    if metric == "mean_score":
+        return f"{row['mean_score']:.2f} [{row['score_low']:.2f}, {row['score_high']:.2f}]"
+    if metric == "mean_payoff":
+        return f"{row['mean_payoff']:+.3f}"
+    what = metric.removesuffix("_rate")
+    return f"{row[metric]:.1%} [{row[f'{what}_low']:.1%}, {row[f'{what}_high']:.1%}]"
 
 
 def target_text(target: dict) -> str:
-    algo = ALGO_NAMES[target["algo"]]
-    metric = {
-        "wins_rate": "win rate",
-        "decided_rate": "wins of decided games",
-        "losses_rate": "loss rate",
-        "mean_score": "mean score",
-    }[target["metric"]]
+    metric = METRIC_NAMES[target["metric"]]
     if "beats_agent" in target:
-        return f"{algo}: {metric} above `{target['beats_agent']}`'s"
+        margin = target.get("margin", 0)
+        by = f" by more than {margin:g}" if margin else ""
+        return f"{metric} above `{target['beats_agent']}`'s{by}"
     if "below" in target:
-        return f"{algo}: {metric} against `{target['opponent']}` below {target['below']:.1%}"
+        return f"{metric} against `{target['opponent']}` below {target['below']:.1%}"
     if "above" in target:
-        return f"{algo}: {metric} against `{target['opponent']}` above {target['above']:.1%}"
-    return f"{algo}: {metric} against `{target['opponent']}` at least {target['at_least']:.1%}"
+        return f"{metric} against `{target['opponent']}` above {target['above']:.1%}"
+    return f"{metric} against `{target['opponent']}` at least {target['at_least']:.1%}"
 
 
 def _pct(row: dict, what: str) -> str:
     return f"{row[f'{what}_rate']:.1%} [{row[f'{what}_low']:.1%}, {row[f'{what}_high']:.1%}]"
 
 
-def setting_section(
-    setting: str, runs: list[dict], img: str | None, final_games: int, budget: str = "full"
-) -> list[str]:
+def _score(row: dict) -> str:
+    if "mean_place" in row and "mean_score" not in row:
+        return f"mean place {row['mean_place']:.2f}"
+    if "mean_score" not in row:
+        return ""
+    low, high = row["score_low"], row["score_high"]
+    return f"{row['mean_score']:.2f} [{low:.2f}, {high:.2f}]"
+
+
+def _wall(seconds: float) -> str:
+    return f"{seconds:.0f} s" if seconds < 120 else f"{seconds / 60:.1f} min"
+
+
+def _run_name(run: dict) -> str:
+    return f"{ALGO_NAMES[run['algo']]} seed {run['seed']} ({run['mode']} play)"
+
+
+TABLE_HEAD = [
+    "| agent | opponent | games | win [95% CI] | draw | loss [95% CI] "
+    "| won of decided [95% CI] | mean score [95% CI] |",
+    "|---|---|---|---|---|---|---|---|",
+]
+
+
+def _table_row(agent: str, row: dict) -> str:
+    unit = " pairs" if row["kind"] == "duplicate" else ""
+    return (f"| {agent} | `{row['opponent']}` | {row['games']}{unit} | {_pct(row, 'wins')} "
+            f"| {row['draws_rate']:.1%} | {_pct(row, 'losses')} | {_pct(row, 'decided')} "
+            f"| {_score(row)} |")
+
+
+def opponent_words(opponent: str | list[str]) -> str:
+    """``[a, a, b, a]`` -> "`a` (3 of 4 environments) and `b` (1 of 4)"."""
+    if isinstance(opponent, str):
+        return f"`{opponent}`"
+    counts = {name: opponent.count(name) for name in dict.fromkeys(opponent)}
+    if len(counts) == 1:
+        return f"`{opponent[0]}`"
+    n = len(opponent)
+    parts = [f"`{name}` ({k} of {n} environments)" if i == 0 else f"`{name}` ({k} of {n})"
+             for i, (name, k) in enumerate(counts.items())]
+    return ", ".join(parts[:-1]) + " and " + parts[-1]
+
+
+def rules_sentence(setting: str) -> str:
     cfg = game_config(setting)
-    lines = [f"## `{setting}`", ""]
     args = ", ".join(f"{k}={v!r}" for k, v in cfg["env_kwargs"].items()) or "default rules"
-    opp = cfg["opponent"]
-    opp = "` and `".join(opp) if isinstance(opp, list) else opp
-    lines.append(
-        f"Rules: {args}. Training opponent: `{opp}`"
-        + (f" (mixed with `{cfg['mix']}`)" if cfg.get("mix") else "")
-        + ". "
-        + (
-            "Duplicate deals (each deal twice, seats swapped; a pair is won by taking "
-            "more in total). "
-            if cfg["duplicate"]
-            else ""
-        )
-        + ("The model plays every seat of its team. " if cfg["team"] else "")
-    )
+    text = f"Rules: {args}. Training opponent: {opponent_words(cfg['opponent'])}"
+    if cfg.get("mix"):
+        text += f" (mixed with `{cfg['mix']}`)"
+    text += ". "
+    if cfg["duplicate"]:
+        text += ("Duplicate deals: each deal is played twice, seats swapped; a pair is won by "
+                 "the side that scores more over both games. ")
+    if cfg["team"]:
+        text += "The model plays every seat of its team (the opponents every seat of theirs). "
+    return text
+
+
+def setting_section(record: dict, img: str | None) -> list[str]:
+    """The markdown section of one setting, from its record in docs/baselines.json."""
+    setting = record["setting"]
+    cfg = game_config(setting)
+    runs = record["runs"]
+    wall = sum(r["wall_s"] for r in runs)
+    lines = [f"## `{setting}`", "", rules_sentence(setting), "",
+             f"Trained on {record['date']}, {record['machine']}, budget `{record['budget']}`: "
+             f"{len(runs)} runs, {_wall(wall)} of training."]
+    if cfg.get("score"):
+        lines += ["", f"Score: {cfg['score']}."]
     if cfg["source"]:
         lines += ["", f"Source: {cfg['source']}."]
     if cfg.get("notes"):
         lines += ["", " ".join(cfg["notes"].split())]
-    lines += [
-        "",
-        "| algorithm | opponent | runs x games | win [95% CI] | draw | loss [95% CI] "
-        "| won of decided [95% CI] | mean score [95% CI] | per seed |",
-        "|---|---|---|---|---|---|---|---|---|",
-    ]
-    results: dict[str, dict[str, dict]] = {}
+    shipped = record.get("shipped")
+    games = runs[0]["final_games"] if runs else 0
+    lines += ["", f"Final evaluation: {games} games (pairs where duplicate) per opponent, seats "
+              f"rotated, on deals of seed {record['final_seed']} that no run trained or "
+              "selected its checkpoint on. The rule agents' rows put that agent in the "
+              "model's place on the same deals.", ""]
+    lines += TABLE_HEAD
+    if shipped:
+        for row in shipped["results"]:
+            lines.append(_table_row(f"shipped: {_run_name(shipped)}", row))
+    for agent, rows in record["reference"].items():
+        for opponent in cfg["eval_opponents"]:
+            lines.append(_table_row(f"rule agent `{agent}`", rows[opponent]))
+    lines += ["", "Every run, pooled per algorithm (each run in the play mode it kept):", "",
+              TABLE_HEAD[0].replace("| agent |", "| algorithm | runs |"),
+              TABLE_HEAD[1] + "---|"]
     for algo in ALGOS:
-        algo_runs = [r for r in runs if r["algo"] == algo]
-        if not algo_runs:
+        mine = [r for r in runs if r["algo"] == algo]
+        if not mine:
             continue
         for opponent in cfg["eval_opponents"]:
-            rows = [next(x for x in r["results"] if x["opponent"] == opponent) for r in algo_runs]
-            row = pooled(rows)
-            results.setdefault(algo, {})[opponent] = row
-            score = (
-                f"{row['mean_score']:.2f} [{row['score_low']:.2f}, {row['score_high']:.2f}]"
-                if "mean_score" in row
-                else ""
-            )
-            per_seed = ", ".join(
-                f"{x:.2f}" if "mean_score" in row else f"{x:.0%}" for x in row["per_seed"]
-            )
-            lines.append(
-                f"| {ALGO_NAMES[algo]} | `{opponent}` | {len(rows)} x {rows[0]['games']} "
-                f"| {_pct(row, 'wins')} | {row['draws_rate']:.1%} | {_pct(row, 'losses')} "
-                f"| {_pct(row, 'decided')} | {score} | {per_seed} |"
-            )
-    lines += ["", "| algorithm | seed | timesteps | wall time |", "|---|---|---|---|"]
+            row = pooled([_row(r["results"], opponent) for r in mine])
+            lines.append(_table_row(f"{ALGO_NAMES[algo]} | {len(mine)}", row))
+    sel = selection(cfg)
+    lines += ["", f"Greedy and sampled play of each run ({METRIC_NAMES[sel['metric']]} against "
+              f"`{sel['opponent']}`, final deals; the run keeps the mode that did better on the "
+              "selection deals):", "",
+              "| run | steps trained | checkpoint kept | greedy | sampled | kept | wall time |",
+              "|---|---|---|---|---|---|---|"]
     for r in runs:
-        wall = f"{r['wall_s']:.0f} s" if r["wall_s"] < 120 else f"{r['wall_s'] / 60:.1f} min"
-        lines.append(f"| {ALGO_NAMES[r['algo']]} | {r['seed']} | {r['timesteps']:,} | {wall} |")
+        figures = {}
+        for mode in ("greedy", "sampled"):
+            row = _row(r["by_mode"].get(mode, []), sel["opponent"])
+            figures[mode] = _figure(row, sel["metric"]) if row else "(greedy only)"
+        lines.append(f"| {ALGO_NAMES[r['algo']]} seed {r['seed']} | {r['trained_timesteps']:,} "
+                     f"| {r['timesteps']:,} | {figures['greedy']} | {figures['sampled']} "
+                     f"| {r['mode']} | {_wall(r['wall_s'])} |")
     if cfg["targets"]:
-        lines += [
-            "",
-            "Targets at this budget:"
-            if budget == "full"
-            else "Targets (set for the full budget; a quick run is not expected to reach them):",
-            "",
-        ]
+        lines += ["", "Targets for the shipped model:", ""]
         for target in cfg["targets"]:
-            ok, detail = check_target(target, results, setting, final_games)
-            lines.append(
-                f"- {target_text(target)}: **{'reached' if ok else 'not reached'}** ({detail})"
-            )
+            ok, detail = check_target(target, record)
+            lines.append(f"- {target_text(target)}: **{'reached' if ok else 'not reached'}** "
+                         f"({detail})")
     if img:
         lines += ["", f"![learning curves of {setting}]({img})"]
     return lines + [""]
@@ -234,7 +395,7 @@ def game_page_block(section: list[str]) -> str:
             line = "#" + line
         elif line.startswith("!["):
             line = line.replace("](img/", "](../img/")
-        body.append(line)
+        body.append(line.replace("](sources.md", "](../sources.md"))
     return "\n".join(
         [
             BASELINES_BEGIN,
@@ -267,75 +428,166 @@ def write_game_page(env_name: str, section: list[str], root: Path = ROOT) -> Non
     path.write_text(text)
 
 
-def plot_curves(setting: str, runs: list[dict], path: Path) -> None:
+def plot_curves(record: dict, path: Path) -> list[str]:
+    """Every run's learning curve (the selection figure, greedy play) with a line per
+    reference rule agent's figure on the final deals; returns the legend's labels."""
     import matplotlib
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    fig, ax = plt.subplots(figsize=(6, 3.5))
-    for r in runs:
-        curve = r["curve"]
-        if not curve:
-            continue
-        key = "mean_score" if "mean_score" in curve[0] and r["solo"] else "wins_rate"
-        ax.plot(
-            [c["timesteps"] for c in curve],
-            [c[key] for c in curve],
-            label=f"{ALGO_NAMES[r['algo']]} seed {r['seed']}",
-        )
-        ax.set_ylabel(
-            "mean score" if key == "mean_score" else f"win rate vs {curve[0]['opponent']}"
-        )
+    setting = record["setting"]
+    sel = selection(game_config(setting))
+    key = sel["metric"]
+    fig, ax = plt.subplots(figsize=(6.4, 3.6))
+    for r in record["runs"]:
+        curve = [c for c in r["curve"] if key in c]
+        if curve:
+            ax.plot([c["timesteps"] for c in curve], [c[key] for c in curve],
+                    label=f"{ALGO_NAMES[r['algo']]} seed {r['seed']}")
+    for i, (agent, rows) in enumerate(record["reference"].items()):
+        row = rows.get(sel["opponent"])
+        if row is not None and key in row:
+            ax.axhline(row[key], color=f"C{7 + i}", linestyle="--", linewidth=1,
+                       label=f"rule agent {agent}")
+    ax.set_ylabel(f"{METRIC_NAMES[key]} vs {sel['opponent']}")
     ax.set_xlabel("training steps")
-    ax.set_title(setting)
+    ax.set_title(f"{setting} (greedy play on selection deals)")
     ax.legend(fontsize=7)
+    labels = [text.get_text() for text in ax.get_legend().get_texts()]
     fig.tight_layout()
     path.parent.mkdir(parents=True, exist_ok=True)
     fig.savefig(path, dpi=100)
     plt.close(fig)
+    return labels
 
 
-def collect(run_dir: str) -> dict[str, Any]:
-    run = Run(Path(run_dir))
-    cfg = run.config
-    ev = json.loads((run.path / "eval.json").read_text())
-    spec, game = spec_and_game(cfg["env"], cfg["env_kwargs"])
+def setting_record(setting: str, runs: list[dict], budget: str) -> dict:
+    """What docs/baselines.json keeps of a setting: its runs, the shipped one, the rule
+    agents' reference rows."""
+    games = runs[0]["final_games"]
+    shipped = shipped_run(setting, runs)
     return {
-        "setting": cfg["setting"],
-        "algo": cfg["algo"],
-        "seed": cfg["seed"],
-        "timesteps": ev["timesteps"],
-        "wall_s": ev["wall_s"],
-        "results": ev["results"],
-        "curve": run.curve(),
-        "path": run_dir,
-        "solo": game.num_players == 1,
+        "setting": setting,
+        "budget": budget,
+        "date": time.strftime("%Y-%m-%d"),
+        "machine": f"{platform.machine()} with {mp.cpu_count()} CPUs, no GPU",
+        "final_seed": FINAL_SEED,
+        "runs": [{k: v for k, v in r.items() if k != "path"} for r in runs],
+        "shipped": None if shipped is None else {k: v for k, v in shipped.items()
+                                                 if k not in ("path", "curve")},
+        "reference": reference_rows(setting, games),
     }
 
 
-def ship(setting: str, runs: list[dict]) -> None:
-    """Copy the setting's best run's model (either algorithm) into baselines/models/."""
-    cfg = game_config(setting)
-    if not cfg["targets"]:
-        return
-    target = cfg["targets"][0]
-    candidates = [
-        r for r in runs if any(x["opponent"] == target["opponent"] for x in r["results"])
+def load_results(path: Path | None = None) -> dict:
+    """docs/baselines.json: every setting's record of its last full-budget run."""
+    path = path or RESULTS
+    return json.loads(path.read_text()) if path.exists() else {"settings": {}}
+
+
+def render_text(results: dict, img_dir: str | None) -> tuple[str, dict[str, list[str]]]:
+    """docs/baselines.md's text from every setting's record, in configs/games.yaml order,
+    with plots under ``img_dir`` (relative to the page; None: no plots), and each game
+    page's sections."""
+    records = [results["settings"][s] for s in settings() if s in results["settings"]]
+    lines = [
+        "# Baselines",
+        "",
+        "Generated by `python -m baselines.reproduce --budget full --jobs 2 --ship` from "
+        "docs/baselines.json (each setting's section says when and on what machine it ran). "
+        "Do not edit: rerun it (`--settings X` redoes X and keeps the rest).",
+        "",
+        "How to read a section. Each setting trains MaskablePPO and masked DQN (SB3) against "
+        "its training opponent; a run keeps its best checkpoint, judged on selection deals, "
+        "in greedy play (the most likely legal action) or sampled play, whichever did better. "
+        "The shipped model (`best` in `card-envs evaluate` and `play`) is the run with the "
+        "best selection figure. All figures come from a final evaluation on fresh deals with "
+        "95% intervals (Wilson for rates, normal for mean scores): *win*, *draw* and *loss* "
+        "are the game's own outcome for the model's seat (or team, or duplicate pair); *won of "
+        "decided* is wins / (wins + losses); the score is the game's own count, named per "
+        "setting. Policies, self-play, imitation and the choice of checkpoints: "
+        "[policies.md](policies.md). Hyperparameters and budgets: `baselines/configs/`; "
+        "settings and targets: `baselines/configs/games.yaml`.",
+        "",
     ]
-    if not candidates:
-        return
+    pages: dict[str, list[str]] = {}
+    for record in records:
+        setting = record["setting"]
+        img = None if img_dir is None else str(Path(img_dir) / f"{setting}.png")
+        section = setting_section(record, img)
+        lines += section
+        pages.setdefault(game_config(setting)["env"], []).extend(section)
+    return "\n".join(lines), pages
 
-    def metric(r):
-        row = next(x for x in r["results"] if x["opponent"] == target["opponent"])
-        return row[target["metric"]]
 
-    # the first target's direction: lowest for "below" targets (a loss rate), else highest
-    best = (min if "below" in target else max)(candidates, key=metric)
-    MODELS.mkdir(exist_ok=True)
-    for suffix in (".zip", ".json"):
-        shutil.copyfile(Path(best["path"]) / f"model{suffix}", MODELS / f"{setting}{suffix}")
-    print(f"shipped {best['path']} as baselines/models/{setting}.zip")
+def render(results: dict, img_dir: Path | None, out: Path, plot: bool = True) -> str:
+    """Write docs/baselines.md (or ``out``) from the records, the plots into ``img_dir``,
+    and, for docs/baselines.md itself, each game page's copy of its sections."""
+    if img_dir is not None and plot:
+        for setting, record in results["settings"].items():
+            if setting in settings():
+                plot_curves(record, img_dir / f"{setting}.png")
+    rel = None if img_dir is None else str(img_dir.resolve().relative_to(out.parent.resolve()))
+    text, pages = render_text(results, rel)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    out.write_text(text)
+    if out.resolve() == (ROOT / "docs" / "baselines.md").resolve():
+        for env_name, section in pages.items():
+            write_game_page(env_name, section, ROOT)
+    return text
+
+
+def quick_report(setting: str, record: dict, full: dict | None) -> str:
+    """A short plain-text table of one setting for the terminal: this run beside the rule
+    agents on the same deals and the full-budget shipped model from docs/baselines.json."""
+    cfg = game_config(setting)
+    spec, game = spec_and_game(cfg["env"], cfg["env_kwargs"])
+    solo = game.num_players == 1
+    head = f"== {setting}: {spec.name.replace('_', ' ')}, {game.num_players} player(s)"
+    head += ", duplicate deals" if cfg["duplicate"] else ""
+    head += ", team play" if cfg["team"] else ""
+    out = [head]
+    if cfg.get("score"):
+        out.append(f"   score = {cfg['score']}")
+    if solo:
+        out.append("   each cell: mean score [95% interval] over the games played")
+    else:
+        unit = "pairs" if cfg["duplicate"] else "games"
+        out.append(f"   each cell: {unit} won / lost, in % (the rest are draws), against that "
+                   "opponent in every other seat" + (" of the other team" if cfg["team"] else ""))
+    opponents = cfg["eval_opponents"]
+    width = 22
+
+    def cell(row: dict | None) -> str:
+        if row is None:
+            return "-".ljust(width)
+        if solo:
+            return f"{row['mean_score']:.1f} [{row['score_low']:.1f}, {row['score_high']:.1f}]" \
+                .ljust(width)
+        return f"{row['wins_rate']:.0%} / {row['losses_rate']:.0%}".ljust(width)
+
+    label_width = 38
+    out.append("   " + "against:".ljust(label_width) + "".join(o.ljust(width) for o in opponents))
+    for r in record["runs"]:
+        label = f"{ALGO_NAMES[r['algo']]}, {r['trained_timesteps']:,} steps ({r['mode']})"
+        out.append("   " + label.ljust(label_width)
+                   + "".join(cell(_row(r["results"], o)) for o in opponents))
+    for agent, rows in record["reference"].items():
+        out.append("   " + f"rule agent {agent} (same deals)".ljust(label_width)
+                   + "".join(cell(rows.get(o)) for o in opponents))
+    if full and full.get("shipped"):
+        shipped = full["shipped"]
+        label = f"full budget: {ALGO_NAMES[shipped['algo']]} (shipped)"
+        out.append("   " + label.ljust(label_width)
+                   + "".join(cell(_row(shipped["results"], o)) for o in opponents))
+    elif full is None:
+        out.append("   (no full-budget result for this setting in docs/baselines.json yet)")
+    games = record["runs"][0]["final_games"]
+    out.append(f"   ({games} {'pairs' if cfg['duplicate'] else 'games'} per cell; the quick "
+               "budget trains for minutes, the full one for up to 45 minutes per run: see "
+               "docs/baselines.md)")
+    return "\n".join(out)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -345,12 +597,12 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--budget", choices=BUDGETS, default="quick")
     p.add_argument("--settings", nargs="*", help="settings of configs/games.yaml (default: all)")
     p.add_argument("--algos", nargs="*", choices=ALGOS, default=list(ALGOS))
-    p.add_argument(
-        "--seeds",
-        type=int,
-        help="seeds per setting and algorithm (quick: 1; full: MaskablePPO 2, DQN 1)",
-    )
-    p.add_argument("--jobs", type=int, default=1, help="training runs in parallel")
+    p.add_argument("--seeds", type=int,
+                   help="runs per setting and algorithm (quick: 1; full: the setting's seeds)")
+    p.add_argument("--jobs", type=int, default=min(2, mp.cpu_count()),
+                   help="training runs in parallel (default: 2, or 1 on a one-core machine)")
+    p.add_argument("--timesteps", type=int,
+                   help="every run's training steps instead of the budget's (a smoke test)")
     p.add_argument("--runs", help="runs folder (default runs/reproduce-<budget>)")
     p.add_argument("--out", help="markdown output (default: docs/baselines.md for full)")
     p.add_argument("--ship", action="store_true", help="copy the best models to baselines/models")
@@ -360,75 +612,66 @@ def main(argv: list[str] | None = None) -> int:
         help="skip training; rebuild the table from the finished runs in --runs",
     )
     args = p.parse_args(argv)
-    chosen = args.settings or settings()
-    seeds = {
-        algo: args.seeds or (1 if args.budget == "quick" else FULL_SEEDS[algo]) for algo in ALGOS
-    }
+    known = settings()
+    chosen = args.settings or known
+    for s in chosen:
+        if s not in known:
+            print(f"error: no baseline setting {s!r}; configured: {', '.join(known)}",
+                  file=sys.stderr)
+            return 2
     runs_root = args.runs or f"runs/reproduce-{args.budget}"
+    started = time.time()
     if args.collect:
         dirs = [str(d) for d in sorted(Path(runs_root).glob("*/*")) if (d / "eval.json").exists()]
+        dirs = [d for d in dirs if Run(Path(d)).config["setting"] in chosen]
+        for d in dirs:
+            drift = config_drift(d, args.timesteps)
+            if drift:
+                print(f"error: {d} was not trained as configs/ says now; rerun it or change "
+                      f"configs/: " + "; ".join(drift), file=sys.stderr)
+                return 2
     else:
         jobs = [
-            (s, a, seed, args.budget, runs_root)
+            (s, a, seed, args.budget, runs_root, args.timesteps,
+             args.jobs == 1 and sys.stdout.isatty())
             for s in chosen
             for a in args.algos
-            for seed in range(seeds[a])
+            for seed in range(seeds_of(s, a, args.budget, args.seeds))
         ]
+        print(f"{len(jobs)} training runs, {args.jobs} at a time; each prints labelled "
+              "progress lines", flush=True)
         dirs = run_all(jobs, args.jobs)
-    runs = sorted(
-        (collect(d) for d in dirs),
-        key=lambda r: (r["setting"], list(ALGOS).index(r["algo"]), r["seed"]),
-    )
+    runs = sorted((collect(d) for d in dirs),
+                  key=lambda r: (r["setting"], list(ALGOS).index(r["algo"]), r["seed"]))
     full = args.budget == "full"
-    out = (
-        Path(args.out)
-        if args.out
-        else (ROOT / "docs" / "baselines.md" if full else Path(runs_root) / "baselines.md")
-    )
-    img_dir = out.parent / "img" if full else out.parent
-    counts = ", ".join(
-        f"{ALGO_NAMES[a]} {max(r['seed'] for r in runs if r['algo'] == a) + 1}"
-        for a in ALGOS
-        if any(r["algo"] == a for r in runs)
-    )
-    lines = [
-        "# Baselines",
-        "",
-        f"Generated by `python -m baselines.reproduce --budget {args.budget}` (seeds per "
-        f"setting: {counts}) on "
-        f"{time.strftime('%Y-%m-%d')}, on {platform.machine()} with {mp.cpu_count()} CPUs, "
-        f"no GPU; {sum(r['wall_s'] for r in runs) / 60:.0f} min of training in all "
-        f"(wall time of each run below). Do not edit: rerun it.",
-        "",
-        "Each trained model plays greedily (its most likely legal action) against the rule-based "
-        "agents, seats rotated; rates pool every seed's games and carry 95% Wilson intervals. "
-        "Hyperparameters: `baselines/configs/`. Settings and targets: "
-        "`baselines/configs/games.yaml`.",
-        "",
-    ]
-    pages: dict[str, list[str]] = {}
+    results = load_results()
+    fresh = {"settings": {}}
     for setting in chosen:
         mine = [r for r in runs if r["setting"] == setting]
         if not mine:
             continue
-        img = None
-        if full or args.out:
-            path = img_dir / f"{setting}.png"
-            plot_curves(setting, mine, path)
-            img = str(path.relative_to(out.parent))
-        final_games = json.loads((Path(mine[0]["path"]) / "config.json").read_text())["final_games"]
-        section = setting_section(setting, mine, img, final_games, args.budget)
-        lines += section
-        pages.setdefault(game_config(setting)["env"], []).extend(section)
-        if args.ship:
-            ship(setting, mine)
-    out.parent.mkdir(parents=True, exist_ok=True)
-    out.write_text("\n".join(lines))
-    if out.resolve() == (ROOT / "docs" / "baselines.md").resolve():
-        for env_name, section in pages.items():
-            write_game_page(env_name, section)
-    print("\n".join(lines))
-    print(f"\nwrote {out}")
+        print(f"evaluating the rule agents of {setting} on the same deals", flush=True)
+        record = setting_record(setting, mine, args.budget)
+        fresh["settings"][setting] = record
+        if args.ship and record["shipped"] is not None:
+            ship(setting, next(r for r in mine if r["seed"] == record["shipped"]["seed"]
+                               and r["algo"] == record["shipped"]["algo"]))
+    if full and not args.out:
+        results["settings"].update(fresh["settings"])
+        write_json(RESULTS, results)
+        out = ROOT / "docs" / "baselines.md"
+        render(results, out.parent / "img", out, plot=True)
+        print(f"wrote {RESULTS} and {out}")
+    else:
+        out = Path(args.out) if args.out else Path(runs_root) / "baselines.md"
+        render(fresh, out.parent if (full or args.out) else None, out, plot=True)
+        write_json(out.with_suffix(".json"), fresh)
+        print()
+        for setting, record in fresh["settings"].items():
+            print(quick_report(setting, record, results["settings"].get(setting)))
+            print()
+        print(f"wrote {out} ({_wall(time.time() - started)} in all); the full-budget table is "
+              "docs/baselines.md")
     return 0
 
 

@@ -1,20 +1,22 @@
-"""Self-play against frozen snapshots of the learner, refreshed by "king of the hill".
+"""Self-play: a pool of frozen snapshots of the learner, and teammates that are the learner.
 
-Source 000 trained its Palace agents this way: after every generation a
-tournament is played with greedy actions; the reigning king keeps its title
-unless a challenger does better, and the king's frozen weights are what the
-learners face next. Here the challenger is the current learner and the king a
-frozen copy of an earlier learner. Every ``every`` steps they play a tournament
-(``games`` games, the challenger in one seat and the king in the others, seats
-rotated; duplicate deals for two-player games); the challenger is crowned when
-its mean payoff in the tournament exceeds ``margin``, i.e. it beat the king. The
-opponents the learner faces in training are the king, or with probability
-``mix_fraction`` per seat and episode a rule-based agent (``mix``).
+- ``SnapshotPool``: every checkpoint (``eval_freq`` steps) a frozen copy of the learner's
+  policy joins the pool (the oldest leaves past ``size``; the first, untrained snapshot is
+  only there until the second arrives). Before it joins, the learner plays a tournament
+  against the pool's newest snapshot, both sampling their actions (greedy play of two
+  policies can loop for ever); games cut by the step cap count as losses for both sides.
+  The result goes into the learning curve; it does not gate anything, so the pool always
+  moves on (a "king of the hill" that a deterministic loop never dethrones trained one of
+  our earlier Literature runs against its untrained self all run long).
+- ``PoolOpponent``: an opponent seat that, at the start of every game, is a rule agent with
+  probability ``mix_fraction`` (``--mix AGENT:FRACTION``), otherwise a snapshot drawn
+  uniformly from the pool.
+- ``LearnerTeammate``: a teammate seat in team games played by the learner's own current
+  policy (sampling), so teammates are in sync with the learner at every rollout.
 """
 
 from __future__ import annotations
 
-import copy
 from pathlib import Path
 
 import numpy as np
@@ -25,97 +27,104 @@ from card_envs.core.agents import BaseAgent, make_agent
 from card_envs.rl.policy_agent import PolicyAgent
 
 
-class KingOfTheHill:
-    """Holds the king (a frozen policy) and runs the challenger-vs-king tournaments."""
+class LiveLearner:
+    """A late-bound reference to the learner's policy (the model is made after its envs)."""
 
-    def __init__(
-        self,
-        spec,
-        game,
-        encoder,
-        algo: str,
-        games: int = 200,
-        margin: float = 0.05,
-        seed: int = 0,
-        team: bool = False,
-    ):
+    def __init__(self):
+        self.policy = None
+
+
+class SnapshotPool:
+    """Frozen snapshots of the learner (see the module docstring)."""
+
+    def __init__(self, spec, game, encoder, algo: str, size: int = 8, games: int = 100,
+                 seed: int = 0, team: bool = False):
         self.spec, self.game, self.encoder, self.algo = spec, game, encoder, algo
-        self.games, self.margin, self.seed, self.team = games, margin, seed, team
-        self.king = None  # set by crown() once the learner exists
-        self.reign = 0  # how many times the title changed hands
+        self.size, self.games, self.seed, self.team = size, games, seed, team
+        self.members: list = []  # frozen policies, oldest first
+        self.added = 0  # snapshots added so far (the pool's version)
         self.history: list[dict] = []
 
-    def crown(self, policy) -> None:
-        """Make a frozen copy of ``policy`` the king (or copy its weights into the king)."""
-        if self.king is None:
-            self.king = copy.deepcopy(policy)
-            self.king.set_training_mode(False)
-        else:
-            self.king.load_state_dict(policy.state_dict())
+    def add(self, policy) -> None:
+        """Freeze a copy of ``policy`` into the pool (dropping the oldest past ``size``)."""
+        frozen = _frozen_copy(policy)
+        if self.added == 1 and self.members:
+            self.members.pop(0)  # the untrained first snapshot: only a stand-in
+        self.members.append(frozen)
+        del self.members[: -self.size]
+        self.added += 1
 
-    def king_agent(self, deterministic: bool = False) -> PolicyAgent:
-        if self.king is None:
-            raise RuntimeError("no king yet: crown() the learner first")
-        return PolicyAgent(self.game, self.encoder, self.king, self.algo, deterministic, "king")
+    def agent(self, index: int, label: str = "snapshot") -> PolicyAgent:
+        return PolicyAgent(self.game, self.encoder, self.members[index], self.algo, False, label)
 
     def tournament(self, policy, timesteps: int) -> dict:
-        """Challenger (``policy``) against the king; crown it if it won. Returns the record."""
-        challenger = PolicyAgent(self.game, self.encoder, policy, self.algo, True, "challenger")
-        king = self.king_agent(deterministic=True)
-        seed = self.seed * 1000 + len(self.history)
-        result = evaluate_agent(
-            self.spec, self.game, challenger, king, self.games, seed, duplicate=True, team=self.team
-        )
-        score = result.tallies[0].mean_payoff
-        crowned = score > self.margin
-        if crowned:
-            self.crown(policy)
-            self.reign += 1
-        record = {
-            "timesteps": timesteps,
-            "challenger_payoff": score,
-            "crowned": crowned,
-            "reign": self.reign,
-        }
+        """The learner (sampling) against the newest snapshot (sampling); cap games are
+        losses for both. Returns the record (also kept in ``history``)."""
+        learner = PolicyAgent(self.game, self.encoder, policy, self.algo, False, "learner")
+        newest = self.agent(-1, "newest")
+        seed = 500_000 + self.seed * 1000 + len(self.history)
+        result = evaluate_agent(self.spec, self.game, learner, newest, self.games, seed,
+                                duplicate=True, team=self.team)
+        tally = result.tallies[0]
+        capped = result.truncated
+        # a game cut by the cap paid 0 (a draw); count it a loss for the learner instead
+        payoff = (tally.payoff_sum - capped) / max(tally.games, 1)
+        record = {"timesteps": timesteps, "pool_payoff": payoff, "pool_capped": capped,
+                  "pool_version": self.added}
         self.history.append(record)
         return record
 
+    def state(self) -> dict:
+        return {"members": [m.state_dict() for m in self.members], "added": self.added,
+                "history": self.history}
+
     def save(self, path: Path) -> None:
         tmp = path.with_name(path.name + ".tmp")
-        th.save(
-            {"state_dict": self.king.state_dict(), "reign": self.reign, "history": self.history},
-            tmp,
-        )
+        th.save(self.state(), tmp)
         tmp.replace(path)
 
-    def load(self, path: Path) -> None:
+    def load(self, path: Path, template) -> None:
+        """Restore a saved pool; ``template`` is a policy of the right shape."""
         data = th.load(path, weights_only=False)
-        self.king.load_state_dict(data["state_dict"])
-        self.reign, self.history = data["reign"], data["history"]
+        self.members = [_frozen_copy(template, weights) for weights in data["members"]]
+        self.added, self.history = data["added"], data["history"]
 
 
-class SelfPlayOpponent(BaseAgent):
-    """An opponent seat in self-play: the king, or (with probability ``mix_fraction``, drawn
-    at the start of every game) the rule agent ``mix``."""
+def _frozen_copy(policy, weights=None):
+    """A new policy of ``policy``'s class and shape holding ``weights`` (default: its own),
+    in evaluation mode and without gradients. (Made afresh rather than deep-copied: a
+    policy that just trained may hold tensors of its last update, which do not copy.)"""
+    frozen = type(policy)(**policy._get_constructor_parameters())
+    frozen.load_state_dict(policy.state_dict() if weights is None else weights)
+    frozen.set_training_mode(False)
+    for p in frozen.parameters():
+        p.requires_grad_(False)
+    return frozen
 
-    name = "self"
 
-    def __init__(
-        self, hill: KingOfTheHill, mix: str | None = None, mix_fraction: float = 0.0, seed: int = 0
-    ):
-        super().__init__(hill.game)
-        self.hill = hill
-        self.king: PolicyAgent | None = None  # built on first use: the king comes later
-        self.rule = make_agent(hill.spec, mix, hill.game) if mix else None
+class PoolOpponent(BaseAgent):
+    """An opponent seat: a pool snapshot, or with probability ``mix_fraction`` (drawn at the
+    start of every game) the rule agent ``mix``."""
+
+    name = "pool"
+
+    def __init__(self, pool: SnapshotPool, mix: str | None = None, mix_fraction: float = 0.0,
+                 seed: int = 0):
+        super().__init__(pool.game)
+        self.pool = pool
+        self.rule = make_agent(pool.spec, mix, pool.game) if mix else None
         self.mix_fraction = mix_fraction
         self.rng = np.random.default_rng(seed)
         self.current: BaseAgent | None = None
+        self.version = -1  # the pool version the current snapshot was drawn from
 
     def reset(self) -> None:
-        if self.king is None:
-            self.king = self.hill.king_agent(deterministic=False)
-        use_rule = self.rule is not None and self.rng.random() < self.mix_fraction
-        self.current = self.rule if use_rule else self.king
+        if self.rule is not None and self.rng.random() < self.mix_fraction:
+            self.current = self.rule
+        else:
+            index = int(self.rng.integers(len(self.pool.members)))
+            self.current = self.pool.agent(index)
+            self.version = self.pool.added
         if hasattr(self.current, "reset"):
             self.current.reset()
 
@@ -123,11 +132,28 @@ class SelfPlayOpponent(BaseAgent):
         return self.current.act(view, rng)
 
 
+class LearnerTeammate(BaseAgent):
+    """A teammate seat played by the learner's current policy, sampling its actions."""
+
+    name = "learner"
+
+    def __init__(self, game, encoder, learner: LiveLearner, algo: str):
+        super().__init__(game)
+        self.encoder, self.learner, self.algo = encoder, learner, algo
+
+    def act(self, view, rng):
+        agent = PolicyAgent(self.game, self.encoder, self.learner.policy, self.algo, False,
+                            "learner")
+        return agent.act(view, rng)
+
+
 def parse_mix(text: str | None) -> tuple[str | None, float]:
     """``"heuristic:0.3"`` -> ("heuristic", 0.3); None -> (None, 0.0)."""
     if not text:
         return None, 0.0
-    name, _, fraction = text.partition(":")
+    name, _, fraction = text.rpartition(":")
+    if not name:
+        name, fraction = fraction, ""
     value = float(fraction) if fraction else 0.5
     if not 0.0 <= value <= 1.0:
         raise ValueError(f"--mix fraction must be in 0..1, got {value}")

@@ -30,6 +30,12 @@ def _pile_room(view) -> float:
     return room / 5.0
 
 
+def _half_suit_lead(view) -> float:
+    """Literature: half-suits my team has scored minus the opponents', / 8."""
+    mine = view.score[view.player % 2]
+    return (mine - view.score[1 - view.player % 2]) / 8.0
+
+
 # potential name -> function of the learner's view
 POTENTIALS: dict[str, Callable] = {
     # 98 Cards: the room left on the piles, which every jump spends and a tens trick wins back
@@ -39,6 +45,8 @@ POTENTIALS: dict[str, Callable] = {
     # Thirty-One: the lives race, paid at every showdown rather than only at the match's end
     "lives_lead": _lives_lead,
     "lives_lead_and_hand": lambda view: _lives_lead(view) + view.score() / 31.0,
+    # Literature: the half-suit race, paid at every claim rather than only at the game's end
+    "half_suit_lead": _half_suit_lead,
 }
 
 
@@ -69,4 +77,24 @@ class PotentialShaping(gym.Wrapper):
         now = 0.0 if terminated or truncated else self._potential()
         reward += self.gamma * now - self.last
         self.last = now
+        return obs, reward, terminated, truncated, info
+
+
+class ResultBonus(gym.Wrapper):
+    """Adds ``scale`` times the game's result (``info["payoff"]``, e.g. +1 for winning a
+    Thirty-One match) to the learner's last reward of an episode.
+
+    For a game trained on a shaped reward that never mentions the final result (Thirty-One's
+    ``reward="original"`` pays per round), this puts the result back into what is learned.
+    Episodes cut by the step cap add nothing.
+    """
+
+    def __init__(self, env: gym.Env, scale: float):
+        super().__init__(env)
+        self.scale = scale
+
+    def step(self, action):
+        obs, reward, terminated, truncated, info = self.env.step(action)
+        if terminated and "payoff" in info:
+            reward += self.scale * info["payoff"]
         return obs, reward, terminated, truncated, info

@@ -24,7 +24,9 @@ from typing import Any
 
 import numpy as np
 import torch as th
+import yaml
 from stable_baselines3.common.callbacks import BaseCallback
+from stable_baselines3.common.monitor import Monitor
 from stable_baselines3.common.utils import set_random_seed
 from stable_baselines3.common.vec_env import DummyVecEnv
 
@@ -38,19 +40,26 @@ from baselines.common import (
     spec_and_game,
     write_csv,
 )
-from baselines.selfplay import KingOfTheHill, SelfPlayOpponent, parse_mix
-from baselines.shaping import PotentialShaping
+from baselines.selfplay import LearnerTeammate, LiveLearner, PoolOpponent, SnapshotPool, parse_mix
+from baselines.shaping import PotentialShaping, ResultBonus
 from card_envs.core.agents import make_agent
+from card_envs.registry import load_spec
 from card_envs.rl.policy_agent import ALGOS, PolicyAgent, algo_class, save_model, write_json
 
 SETTINGS = ("n_envs", "timesteps", "eval_freq", "eval_games", "final_games")
 CHECKPOINT = "checkpoints/latest"
+BEST = "checkpoints/best"
 
 
 def build_config(args: argparse.Namespace) -> dict[str, Any]:
     """Every setting of a run, resolved from the command line and the YAML files."""
     gcfg = game_config(args.env)
-    hp = hyperparams(args.algo, gcfg["env"], args.budget)
+    hp = hyperparams(args.algo, gcfg["env"], args.budget, gcfg["setting"])
+    for item in args.hp or []:
+        key, sep, text = item.partition("=")
+        if not sep:
+            raise ValueError(f"--hp takes KEY=VALUE, got {item!r}")
+        hp[key] = _yaml_value(text)
     settings = {k: hp.pop(k) for k in SETTINGS if k in hp}
     for key in ("timesteps", "n_envs", "eval_freq", "eval_games", "final_games"):
         if getattr(args, key) is not None:
@@ -58,6 +67,11 @@ def build_config(args: argparse.Namespace) -> dict[str, Any]:
     opponent = args.opponent or gcfg["opponent"]
     if isinstance(opponent, list):
         opponent = ",".join(opponent)
+    for item in args.env_arg or []:
+        key, sep, text = item.partition("=")
+        if not sep:
+            raise ValueError(f"--env-arg takes KEY=VALUE, got {item!r}")
+        gcfg["env_kwargs"] = {**gcfg["env_kwargs"], key: _yaml_value(text)}
     spec, game = spec_and_game(gcfg["env"], gcfg["env_kwargs"])
     if opponent == "self" and game.num_players == 1:
         raise ValueError(f"{spec.env_name} has one player: there is no self-play")
@@ -78,10 +92,57 @@ def build_config(args: argparse.Namespace) -> dict[str, Any]:
         "eval_opponents": gcfg["eval_opponents"],
         "duplicate": gcfg["duplicate"],
         "team": gcfg["team"],
-        "shaping": gcfg.get("shaping"),
+        "shaping": parse_shaping(args.shaping) if args.shaping else gcfg.get("shaping"),
+        "select": gcfg.get("select"),
+        "pretrain": parse_pretrain(args.pretrain) if args.pretrain
+        else _for_budget(gcfg.get("pretrain"), args.budget),
+        "result_bonus": args.result_bonus if args.result_bonus is not None
+        else gcfg.get("result_bonus"),
+        "targets": gcfg.get("targets", []),
         **settings,
         "hyperparams": hp,
     }
+
+
+def _for_budget(block: dict[str, Any] | None, budget: str) -> dict[str, Any] | None:
+    """A config block with its ``{quick: ..., full: ...}`` entries resolved for ``budget``."""
+    if not block:
+        return block
+    return {k: v[budget] if isinstance(v, dict) and set(v) <= set(BUDGETS) and v else v
+            for k, v in block.items()}
+
+
+def _yaml_value(text: str) -> Any:
+    """A command-line value read as YAML, with ``1e-4`` a number (YAML 1.1 reads a string)."""
+    value = yaml.safe_load(text)
+    if isinstance(value, str):
+        try:
+            return float(value)
+        except ValueError:
+            pass
+    return value
+
+
+def parse_shaping(text: str) -> dict[str, Any] | None:
+    """``"lives_lead:0.5"`` -> {potential: lives_lead, scale: 0.5}; ``"none"`` -> None."""
+    if text == "none":
+        return None
+    name, _, scale = text.partition(":")
+    try:
+        return {"potential": name, "scale": float(scale) if scale else 1.0}
+    except ValueError as err:
+        raise ValueError(f"--shaping takes POTENTIAL[:SCALE] or none, got {text!r}") from err
+
+
+def parse_pretrain(text: str) -> dict[str, Any]:
+    """``"heuristic,20000,10"`` -> {agent: heuristic, decisions: 20000, epochs: 10}."""
+    parts = text.split(",")
+    if len(parts) not in (2, 3) or not all(x.isdigit() for x in parts[1:]):
+        raise ValueError(f"--pretrain takes AGENT,DECISIONS[,EPOCHS], got {text!r}")
+    out: dict[str, Any] = {"agent": parts[0], "decisions": int(parts[1])}
+    if len(parts) == 3:
+        out["epochs"] = int(parts[2])
+    return out
 
 
 class Trainer:
@@ -95,42 +156,38 @@ class Trainer:
         self.dict_obs = cfg["algo"] == "dqn"
         set_random_seed(cfg["seed"])
         th.set_num_threads(1)
-        self.hill: KingOfTheHill | None = None
+        self.learner = LiveLearner()
+        self.pool: SnapshotPool | None = None
         self.env = DummyVecEnv([self._env_fn(i) for i in range(cfg["n_envs"])])
         self.model = self._make_or_load_model()
 
     def _opponents(self, index: int) -> list:
-        """The other seats, relative to the learner (see SingleAgentEnv)."""
+        """The other seats, relative to the learner (see SingleAgentEnv): the learner itself
+        for teammates (``teammate: self``), else the run's opponent. Several opponent names
+        (``a,b``) are spread over the vectorized environments; ``self`` is the snapshot pool
+        (mixed with a rule agent by ``--mix``)."""
         cfg, n = self.cfg, self.game.num_players
+        names = cfg["opponent"].split(",")
+        name = names[index % len(names)]
         out = []
         for offset in range(1, n):
-            teammate = n > 2 and offset % 2 == 0 and cfg["teammate"] == "self"
-            if cfg["opponent"] == "self" or teammate:
-                mix, fraction = (None, 0.0) if teammate else parse_mix(cfg["mix"])
-                out.append(
-                    SelfPlayOpponent(
-                        self._hill(), mix, fraction, seed=cfg["seed"] * 100 + index * 10 + offset
-                    )
-                )
+            if n > 2 and offset % 2 == 0 and cfg["teammate"] == "self":
+                out.append(LearnerTeammate(self.game, self.encoder, self.learner, cfg["algo"]))
+            elif name == "self":
+                mix, fraction = parse_mix(cfg["mix"])
+                seed = cfg["seed"] * 100 + index * 10 + offset
+                out.append(PoolOpponent(self._pool(), mix, fraction, seed=seed))
             else:
-                # a list of opponents is spread over the vectorized environments
-                names = cfg["opponent"].split(",")
-                out.append(make_agent(self.spec, names[index % len(names)], self.game))
+                out.append(make_agent(self.spec, name, self.game))
         return out
 
-    def _hill(self) -> KingOfTheHill:
-        if self.hill is None:
+    def _pool(self) -> SnapshotPool:
+        if self.pool is None:
             if self.game.num_players < 2:
                 raise ValueError(f"{self.cfg['env']} has one player: there is no self-play")
-            self.hill = KingOfTheHill(
-                self.spec,
-                self.game,
-                self.encoder,
-                self.cfg["algo"],
-                seed=self.cfg["seed"],
-                team=self.cfg["team"],
-            )
-        return self.hill
+            self.pool = SnapshotPool(self.spec, self.game, self.encoder, self.cfg["algo"],
+                                     seed=self.cfg["seed"], team=self.cfg["team"])
+        return self.pool
 
     def _env_fn(self, index: int):
         cfg = self.cfg
@@ -143,7 +200,9 @@ class Trainer:
             if shaping:
                 gamma = cfg["hyperparams"].get("gamma", 0.99)
                 env = PotentialShaping(env, shaping["potential"], shaping.get("scale", 1.0), gamma)
-            return env
+            if cfg.get("result_bonus"):
+                env = ResultBonus(env, cfg["result_bonus"])
+            return Monitor(env)  # episode returns and lengths for the logs and progress
 
         return make
 
@@ -157,21 +216,84 @@ class Trainer:
             if cfg["algo"] == "dqn" and replay.exists():
                 model.load_replay_buffer(replay)
         else:
-            policy = "MaskedDQNPolicy" if cfg["algo"] == "dqn" else "MlpPolicy"
-            model = cls(
-                policy, self.env, seed=cfg["seed"], device="cpu", verbose=0, **cfg["hyperparams"]
-            )
-        if self.hill is not None:
-            self.hill.crown(model.policy)  # the first king is the untrained learner
-            king = self.run.path / "checkpoints" / "king.pt"
-            if king.exists():
-                self.hill.load(king)
+            policy, hp = policy_and_hyperparams(cfg)
+            model = cls(policy, self.env, seed=cfg["seed"], device="cpu", verbose=0, **hp)
+            if cfg.get("pretrain") and cfg["algo"] == "maskable_ppo":
+                self._imitate(model)
+        self.learner.policy = model.policy
+        if self.pool is not None:
+            saved = self.run.path / "checkpoints" / "pool.pt"
+            if saved.exists():
+                self.pool.load(saved, model.policy)
+            else:
+                self.pool.add(model.policy)  # a stand-in until the first checkpoint
         return model
+
+    def _imitate(self, model) -> None:
+        """Fit the fresh policy to the ``pretrain`` agent's play (baselines/imitation.py)."""
+        from baselines.imitation import collect, fit
+
+        pre, cfg = self.cfg["pretrain"], self.cfg
+        started = time.time()
+        self.learner.policy = model.policy  # teammates of the imitator are the learner
+        data = collect(self.env.envs[0], pre["agent"], pre["decisions"],
+                       cfg["hyperparams"].get("gamma", 0.99), seed=cfg["seed"] + 1)
+        stats = fit(model.policy, data, pre.get("epochs", 10), seed=cfg["seed"])
+        stats.update(agent=pre["agent"], seconds=round(time.time() - started, 1))
+        write_json(self.run.path / "pretrain.json", stats)
+        print(f"[{cfg['setting']} {cfg['algo']} seed {cfg['seed']}] imitated {pre['agent']} on "
+              f"{stats['decisions']:,} decisions: it agrees on {stats['accuracy']:.1%} of them "
+              f"({stats['seconds']:.0f} s)", flush=True)
+
+
+def policy_and_hyperparams(cfg: dict[str, Any]) -> tuple[Any, dict[str, Any]]:
+    """The SB3 policy for a run and the hyperparameters left for the algorithm.
+
+    ``policy: per_action`` in the hyperparameters picks the per-action heads of
+    card_envs.rl.action_heads (told which game and encoding they read); otherwise the
+    plain MLP (``MlpPolicy``, or ``MaskedDQNPolicy`` for DQN).
+    """
+    hp = dict(cfg["hyperparams"])
+    kind = hp.pop("policy", "mlp")
+    if kind == "per_action":
+        from card_envs.rl.action_heads import POLICIES
+
+        hp["policy_kwargs"] = {
+            **hp.get("policy_kwargs", {}),
+            "env_name": load_spec(cfg["env"]).env_name,
+            "game_args": cfg["env_kwargs"],
+            "obs_encoding": cfg["obs_encoding"],
+        }
+        return POLICIES[cfg["algo"]], hp
+    if kind != "mlp":
+        raise ValueError(f"policy: {kind!r} is not valid; choose one of 'mlp', 'per_action'")
+    return ("MaskedDQNPolicy" if cfg["algo"] == "dqn" else "MlpPolicy"), hp
+
+
+# Seeds of evaluation games: the learning curve and the choice of the best checkpoint play
+# the same selection deals (SELECT_SEED) at every checkpoint, so checkpoints compare on equal
+# terms; the final evaluation plays FINAL_SEED; training draws from the run's own seed. No
+# seed is shared, so the final figures are on deals no run trained or selected on.
+SELECT_SEED = 10_000
+FINAL_SEED = 777_000
+
+
+def selection(cfg: dict[str, Any], spec=None) -> dict[str, Any]:
+    """What picks the best checkpoint: ``select`` of the setting, else its first target
+    (opponent, metric, and whether higher is better); with neither, the mean payoff
+    against the strongest rule agent."""
+    chosen = cfg.get("select") or next(iter(cfg.get("targets") or []), None)
+    if chosen is None:
+        spec = spec or load_spec(cfg["env"])
+        return {"opponent": spec.strongest_agent, "metric": "mean_payoff", "higher": True}
+    return {"opponent": chosen["opponent"], "metric": chosen["metric"],
+            "higher": "below" not in chosen}
 
 
 class CurveAndCheckpoints(BaseCallback):
-    """Every ``eval_freq`` steps: evaluate, extend curve.csv, run the king-of-the-hill
-    tournament, and checkpoint. Also checkpoints when training is interrupted."""
+    """Every ``eval_freq`` steps: evaluate (greedy and sampled play), extend curve.csv, keep
+    the best checkpoint, add a snapshot to the self-play pool, and checkpoint. Also
+    checkpoints when training is interrupted."""
 
     def __init__(self, trainer: Trainer, stop_at: int | None = None):
         super().__init__()
@@ -185,6 +307,9 @@ class CurveAndCheckpoints(BaseCallback):
             json.loads(latest.read_text()).get("wall_s", 0.0) if latest.exists() else 0.0
         )
         self.started = time.time()
+        self.select = selection(self.cfg, trainer.spec)
+        best = trainer.run.path / f"{BEST}.json"
+        self.best = json.loads(best.read_text())["selection"] if best.exists() else None
         # PPO trains between rollouts: a checkpoint is only whole at a rollout's start.
         self.on_policy = self.cfg["algo"] == "maskable_ppo"
         self.rollout_start = trainer.model.num_timesteps
@@ -215,35 +340,39 @@ class CurveAndCheckpoints(BaseCallback):
         steps = t.model.num_timesteps
         while self.next_eval <= steps:
             self.next_eval += self.cfg["eval_freq"]
-        agent = PolicyAgent(t.game, t.encoder, t.model.policy, self.cfg["algo"], True, "model")
-        opponent = self.cfg["opponent"].split(",")[0]
-        if opponent == "self":
-            opponent = t.spec.strongest_agent
-        result = evaluate_agent(
-            t.spec,
-            t.game,
-            agent,
-            opponent,
-            self.cfg["eval_games"],
-            seed=10_000 + len(self.rows),
-            duplicate=self.cfg["duplicate"],
-            team=self.cfg["team"],
-        )
-        row = {"timesteps": steps, "wall_s": round(self.wall(), 1)}
-        full = result_row(result, opponent)
-        for key in (
-            "opponent",
-            "wins_rate",
-            "draws_rate",
-            "losses_rate",
-            "mean_payoff",
-            "mean_score",
-        ):
-            if key in full:
-                row[key] = full[key]
-        if t.hill is not None:
-            record = t.hill.tournament(t.model.policy, steps)
-            row["king_reign"] = record["reign"]
+        sel = self.select
+        row: dict[str, Any] = {"timesteps": steps, "wall_s": round(self.wall(), 1),
+                               "opponent": sel["opponent"]}
+        scores = {}
+        for mode, deterministic in MODES.items():
+            agent = PolicyAgent(t.game, t.encoder, t.model.policy, self.cfg["algo"],
+                                deterministic, "model")
+            result = evaluate_agent(t.spec, t.game, agent, sel["opponent"],
+                                    self.cfg["eval_games"], seed=SELECT_SEED,
+                                    duplicate=self.cfg["duplicate"], team=self.cfg["team"])
+            full = result_row(result, sel["opponent"])
+            for key in CURVE_KEYS:
+                if key in full:
+                    row[f"{key}_{mode}" if mode != "greedy" else key] = full[key]
+            scores[mode] = full[sel["metric"]]
+            if self.cfg["algo"] == "dqn":
+                break  # DQN acts greedily either way
+        mode = max(scores, key=lambda m: scores[m] if sel["higher"] else -scores[m])
+        value = scores[mode]
+        better = self.best is None or (
+            value > self.best["value"] if sel["higher"] else value < self.best["value"])
+        if better:
+            self.best = {"timesteps": steps, "value": value, "mode": mode,
+                         "metric": sel["metric"], "opponent": sel["opponent"]}
+            meta = checkpoint_meta(self.cfg, steps)
+            meta["deterministic"] = MODES[mode]
+            save_model(t.model, t.run.path / BEST, meta)
+            write_json(t.run.path / f"{BEST}.json", {**meta, "selection": self.best})
+        row["best_timesteps"] = self.best["timesteps"]
+        if t.pool is not None:
+            row.update({k: v for k, v in t.pool.tournament(t.model.policy, steps).items()
+                        if k != "timesteps"})
+            t.pool.add(t.model.policy)
         self.rows.append(row)
         self.save_checkpoint()
 
@@ -256,9 +385,60 @@ class CurveAndCheckpoints(BaseCallback):
             tmp = path / "checkpoints" / "replay.tmp.pkl"
             t.model.save_replay_buffer(tmp)
             tmp.replace(path / "checkpoints" / "replay.pkl")
-        if t.hill is not None:
-            t.hill.save(path / "checkpoints" / "king.pt")
+        if t.pool is not None:
+            t.pool.save(path / "checkpoints" / "pool.pt")
         write_csv(path / "curve.csv", self.rows)
+
+
+# Evaluation modes: greedy (the most likely legal action) and sampled (from the policy).
+MODES = {"greedy": True, "sampled": False}
+CURVE_KEYS = ("wins_rate", "draws_rate", "losses_rate", "decided_rate", "mean_payoff",
+              "mean_score")
+
+
+class ProgressLines(BaseCallback):
+    """Labelled progress: SB3's progress bar on a terminal, else a line every ``every``
+    seconds with the steps done, steps per second, the recent episode reward and the time
+    left."""
+
+    def __init__(self, label: str, total: int, every: float = 30.0):
+        super().__init__()
+        self.label, self.total, self.every = label, total, every
+        self.last = self.t0 = time.time()
+        self.steps0 = 0
+
+    def _on_training_start(self) -> None:
+        self.last = self.t0 = time.time()
+        self.steps0 = self.num_timesteps
+
+    def _on_step(self) -> bool:
+        now = time.time()
+        if now - self.last >= self.every:
+            self.last = now
+            print(progress_line(self.label, self.num_timesteps, self.total,
+                                (self.num_timesteps - self.steps0) / max(now - self.t0, 1e-9),
+                                self.model.ep_info_buffer), flush=True)
+        return True
+
+
+def progress_line(label: str, done: int, total: int, rate: float, episodes) -> str:
+    """``[label] 12,288/400,000 steps (3%), 812 steps/s, recent reward +0.12, 8 min left``."""
+    left = (total - done) / rate if rate > 0 else float("inf")
+    recent = [e["r"] for e in list(episodes or [])]
+    reward = f", mean reward of the last {len(recent)} episodes {np.mean(recent):+.2f}" \
+        if recent else ""
+    return (f"[{label}] {done:,}/{total:,} steps ({done / max(total, 1):.0%}), "
+            f"{rate:,.0f} steps/s{reward}, {_duration(left)} left")
+
+
+def _duration(seconds: float) -> str:
+    if seconds == float("inf"):
+        return "unknown time"
+    if seconds < 90:
+        return f"{seconds:.0f} s"
+    if seconds < 5400:
+        return f"{seconds / 60:.0f} min"
+    return f"{seconds / 3600:.1f} h"
 
 
 def checkpoint_meta(cfg: dict[str, Any], timesteps: int) -> dict[str, Any]:
@@ -275,38 +455,63 @@ def checkpoint_meta(cfg: dict[str, Any], timesteps: int) -> dict[str, Any]:
     }
 
 
-def final_evaluation(trainer: Trainer, games: int, seed: int = 0) -> list[dict[str, Any]]:
-    """The trained model (greedy) against every evaluation opponent, as result rows."""
+def final_evaluation(trainer: Trainer, games: int, seed: int = FINAL_SEED,
+                     label: str = "") -> dict[str, list[dict[str, Any]]]:
+    """The final model against every evaluation opponent, greedy and sampled (DQN: greedy
+    only), as result rows per mode."""
     cfg = trainer.cfg
-    agent = PolicyAgent(
-        trainer.game, trainer.encoder, trainer.model.policy, cfg["algo"], True, "model"
-    )
-    rows = []
-    for opponent in cfg["eval_opponents"]:
-        result = evaluate_agent(
-            trainer.spec, trainer.game, agent, opponent, games, seed, cfg["duplicate"], cfg["team"]
-        )
-        rows.append(result_row(result, opponent))
-        print(result.summary(), flush=True)
-    return rows
+    out: dict[str, list[dict[str, Any]]] = {}
+    for mode, deterministic in MODES.items():
+        if cfg["algo"] == "dqn" and not deterministic:
+            continue
+        agent = PolicyAgent(trainer.game, trainer.encoder, trainer.model.policy, cfg["algo"],
+                            deterministic, "model")
+        rows = out[mode] = []
+        for opponent in cfg["eval_opponents"]:
+            result = evaluate_agent(trainer.spec, trainer.game, agent, opponent, games, seed,
+                                    cfg["duplicate"], cfg["team"])
+            rows.append(result_row(result, opponent))
+            print(f"[{label}] final, {mode} play, against {opponent}: "
+                  f"{result_line(rows[-1])}", flush=True)
+    return out
 
 
-def train(run: Run, progress: bool = True, stop_at: int | None = None) -> int:
-    """Train (or continue) a run to its step budget, then save and evaluate the model."""
+def result_line(row: dict[str, Any]) -> str:
+    """One result row in words: win / loss rates with intervals, and the mean score."""
+    text = (f"{row['games']} {'pairs' if row['kind'] == 'duplicate' else 'games'}, "
+            f"won {row['wins_rate']:.1%} [{row['wins_low']:.1%}, {row['wins_high']:.1%}], "
+            f"lost {row['losses_rate']:.1%}, won of decided {row['decided_rate']:.1%}")
+    if "mean_score" in row:
+        text += f", mean score {row['mean_score']:.2f}"
+    return text
+
+
+def train(run: Run, progress: bool = True, stop_at: int | None = None,
+          bar: bool | None = None) -> int:
+    """Train (or continue) a run to its step budget, keep its best checkpoint as the final
+    model, then evaluate it.
+
+    ``progress``: SB3's progress bar when ``bar`` (default: when stdout is a terminal),
+    else a labelled line every 30 seconds; nothing when False.
+    """
     trainer = Trainer(run)
     cfg = trainer.cfg
+    label = f"{cfg['setting']} {cfg['algo']} seed {cfg['seed']}"
     callback = CurveAndCheckpoints(trainer, stop_at)
     done = trainer.model.num_timesteps
     remaining = cfg["timesteps"] - done
-    print(
-        f"{run.path}: {cfg['algo']} on {cfg['env']} vs {cfg['opponent']}, "
-        f"{done}/{cfg['timesteps']} steps done",
-        flush=True,
-    )
+    print(f"[{label}] training against {cfg['opponent']} for {cfg['timesteps']:,} steps "
+          f"({done:,} done); run folder {run.path}", flush=True)
+    if done == 0 and cfg.get("pretrain") and not callback.rows:
+        callback.evaluate_and_save()  # the imitation policy is a checkpoint too
     if remaining > 0:
+        bar = progress and (sys.stdout.isatty() if bar is None else bar)
+        callbacks = [callback]
+        if progress and not bar:
+            callbacks.append(ProgressLines(label, cfg["timesteps"]))
         try:
             trainer.model.learn(
-                remaining, callback=callback, progress_bar=progress, reset_num_timesteps=done == 0
+                remaining, callback=callbacks, progress_bar=bar, reset_num_timesteps=done == 0
             )
         except KeyboardInterrupt:
             callback.checkpoint_on_interrupt()
@@ -317,15 +522,23 @@ def train(run: Run, progress: bool = True, stop_at: int | None = None) -> int:
             return 130
         if trainer.model.num_timesteps > (callback.rows[-1]["timesteps"] if callback.rows else 0):
             callback.evaluate_and_save()
-    meta = checkpoint_meta(cfg, trainer.model.num_timesteps)
-    meta["wall_s"] = round(callback.wall(), 1)
-    save_model(trainer.model, run.path / "model", meta)
-    rows = final_evaluation(trainer, cfg["final_games"])
+    best = callback.best
+    trainer.model.set_parameters(str(run.path / f"{BEST}.zip"), device="cpu")
+    meta = checkpoint_meta(cfg, best["timesteps"])
+    meta.update(wall_s=round(callback.wall(), 1), trained_timesteps=trainer.model.num_timesteps,
+                deterministic=MODES[best["mode"]], selection=best)
+    save_model(trainer.model, run.path / "model", meta, drop_optimizer=True)
+    print(f"[{label}] kept the checkpoint at {best['timesteps']:,} steps ({best['mode']} play: "
+          f"{best['metric']} {best['value']:.3f} against {best['opponent']} on selection "
+          f"deals)", flush=True)
+    results = final_evaluation(trainer, cfg["final_games"], label=label)
     write_json(
         run.path / "eval.json",
-        {"timesteps": trainer.model.num_timesteps, "wall_s": meta["wall_s"], "results": rows},
+        {"timesteps": best["timesteps"], "trained_timesteps": trainer.model.num_timesteps,
+         "wall_s": meta["wall_s"], "mode": best["mode"], "results": results[best["mode"]],
+         "by_mode": results, "selection": best, "seed": FINAL_SEED},
     )
-    print(f"model: {run.path / 'model.zip'}")
+    print(f"[{label}] model: {run.path / 'model.zip'}", flush=True)
     return 0
 
 
@@ -354,6 +567,20 @@ def parser() -> argparse.ArgumentParser:
     )
     p.add_argument("--obs-encoding", dest="obs_encoding",
                    help="observation encoding (default: the setting's, else 'default')")
+    p.add_argument("--hp", action="append", metavar="KEY=VALUE",
+                   help="override a hyperparameter of configs/<algo>.yaml (a YAML value), "
+                        "e.g. --hp learning_rate=1e-4 --hp policy=per_action")
+    p.add_argument("--env-arg", action="append", metavar="KEY=VALUE",
+                   help="a rules argument on top of the setting's env_kwargs (a YAML value)")
+    p.add_argument("--shaping", metavar="POTENTIAL[:SCALE]",
+                   help="potential-based reward shaping (baselines/shaping.py), or none "
+                        "(default: the setting's)")
+    p.add_argument("--result-bonus", dest="result_bonus", type=float, metavar="K",
+                   help="add K x the game's result to an episode's last reward (default: the "
+                        "setting's result_bonus)")
+    p.add_argument("--pretrain", metavar="AGENT,DECISIONS[,EPOCHS]",
+                   help="MaskablePPO: first imitate AGENT on DECISIONS decisions "
+                        "(baselines/imitation.py; default: the setting's pretrain)")
     p.add_argument("--runs", default="runs", help="folder for run folders")
     p.add_argument("--resume", metavar="RUN_DIR", help="continue an interrupted run")
     p.add_argument("--no-progress", action="store_true", help="no progress bar")

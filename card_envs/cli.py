@@ -1,4 +1,4 @@
-"""The ``card-envs`` command: list environments, evaluate agents, play, benchmark speed."""
+"""The ``card-envs`` command: list environments, evaluate agents, play, rate agents, benchmark."""
 
 from __future__ import annotations
 
@@ -6,18 +6,32 @@ import argparse
 import ast
 import os
 import sys
+from typing import NoReturn
 
 from card_envs.core.agents import make_agent
 from card_envs.core.evaluation import duplicate_evaluate, evaluate
+from card_envs.core.game import Game
+from card_envs.core.spec import GameSpec
 from card_envs.registry import list_envs, load_spec
 
 
-def _parse_set(items: list[str]) -> dict:
+class _Parser(argparse.ArgumentParser):
+    """An ArgumentParser whose usage errors are one line (exit code 2), like every CLI error."""
+
+    def error(self, message: str) -> NoReturn:
+        self.exit(2, f"{self.prog}: error: {message} (see {self.prog} --help)\n")
+
+
+def _parse_set(items: list[str], spec: GameSpec) -> dict:
+    """``--set KEY=VALUE`` items as rules arguments (values read as Python literals)."""
     out = {}
     for item in items:
-        if "=" not in item:
-            raise SystemExit(f"--set takes key=value, got {item!r}")
-        key, text = item.split("=", 1)
+        key, sep, text = item.partition("=")
+        if not sep or not key:
+            raise ValueError(
+                f"--set takes KEY=VALUE, got {item!r}; rules arguments of {spec.env_name}: "
+                f"{', '.join(spec.game_args())}"
+            )
         try:
             out[key] = ast.literal_eval(text)
         except (ValueError, SyntaxError):
@@ -46,22 +60,66 @@ def cmd_list(args: argparse.Namespace) -> int:
     return 0
 
 
-def cmd_evaluate(args: argparse.Namespace) -> int:
+def _evaluate_setup(args: argparse.Namespace) -> tuple[GameSpec, Game, list[str], list]:
+    """The game, the agents' names (one per seat) and the agents; ValueError on bad input."""
     spec = load_spec(args.game)
+    if args.games < 1:
+        unit = "pairs of games" if args.duplicate else "games"
+        raise ValueError(f"--games {args.games}: give a positive number of {unit}")
+    game = spec.make_game(**_parse_set(args.set, spec))
+    n = game.num_players
+    counts = ", ".join(str(k) for k in spec.num_players)
+    if args.duplicate and n != 2:
+        hint = " (--set num_players=2 plays it with two)" if 2 in spec.num_players else ""
+        raise ValueError(
+            f"--duplicate needs a two-player game; {spec.env_name} is played here by {n}"
+            f"{hint}"
+        )
+    names = list(args.agents)
+    if len(names) > n:
+        more = (
+            f"; {spec.env_name} takes {counts} players (--set num_players=N)"
+            if len(spec.num_players) > 1
+            else ""
+        )
+        raise ValueError(
+            f"{spec.env_name} has {n} seats here, got {len(names)} agents: give 1 to {n} "
+            f"(the last one fills the remaining seats){more}"
+        )
+    names += [names[-1]] * (n - len(names))
+    agents = [make_agent(spec, name, game) for name in names]
+    return spec, game, names, agents
+
+
+def _seat_note(args: argparse.Namespace, n: int) -> str | None:
+    """What ``name@k`` means in this run (None for one-player games)."""
+    if n == 1:
+        return None
+    if args.duplicate:
+        return (
+            "name@k = the k-th agent given, counting from 0; every deal is played twice, "
+            "name@0 in seat 0 first and in seat 1 the second time"
+        )
+    if args.no_rotate:
+        return "name@k = the k-th agent given, counting from 0: it plays seat k in every game"
+    return (
+        "name@k = the k-th agent given, counting from 0: it sits in seat k in the first game "
+        "and one seat further each game, so every agent plays every seat equally often"
+    )
+
+
+def cmd_evaluate(args: argparse.Namespace) -> int:
     try:
-        game = spec.make_game(**_parse_set(args.set))
-        names = list(args.agents)
-        if len(names) > game.num_players:
-            raise ValueError(
-                f"{spec.env_name} has {game.num_players} seats; got {len(names)} agents"
-            )
-        names += [names[-1]] * (game.num_players - len(names))
-        agents = [make_agent(spec, n, game) for n in names]
+        spec, game, names, agents = _evaluate_setup(args)
     except ValueError as err:
         print(f"error: {err}", file=sys.stderr)
         return 2
-    labels = [f"{n}@{i}" for i, n in enumerate(names)]
+    n = game.num_players
+    labels = names if n == 1 else [f"{name}@{i}" for i, name in enumerate(names)]
     print(f"{spec.env_name} {game!r}")
+    note = _seat_note(args, n)
+    if note:
+        print(note)
     if args.duplicate:
         result = duplicate_evaluate(game, agents[0], agents[1], args.games, args.seed, labels)
     else:
@@ -79,9 +137,11 @@ def cmd_play(args: argparse.Namespace) -> int:
         os.environ["CARD_ENVS_ASCII"] = "1"
     try:
         spec = load_spec(args.game)
-        game_args = _parse_set(args.set)
+        game_args = _parse_set(args.set, spec)
         if args.players is not None:
-            game_args["num_players"] = args.players
+            game_args["num_players"] = _check_players(spec, args.players)
+        if args.delay is not None and not (args.delay >= 0):
+            raise ValueError(f"--delay {args.delay}: give seconds >= 0 (or leave it out)")
         return play.run(spec, game_args, args.opponent, args.seat, args.seed, watch=args.watch,
                         delay=args.delay)
     except ValueError as err:
@@ -92,14 +152,52 @@ def cmd_play(args: argparse.Namespace) -> int:
         return 0
 
 
+def _check_players(spec: GameSpec, players: int) -> int:
+    """``--players`` if the game is played by that many; else ValueError naming the counts."""
+    if players not in spec.num_players:
+        counts = spec.num_players
+        allowed = (
+            f"it is played by {counts[0]} player{'s' if counts[0] > 1 else ''} only"
+            if len(counts) == 1
+            else f"choose one of {', '.join(str(k) for k in counts)}"
+        )
+        raise ValueError(f"--players {players} is not valid for {spec.env_name}: {allowed}")
+    return players
+
+
+def cmd_ladder(args: argparse.Namespace) -> int:
+    from card_envs import ladder
+
+    try:
+        game_args = {}
+        if args.set and args.game != "all":
+            game_args = _parse_set(args.set, load_spec(args.game))
+        elif args.set:
+            raise ValueError("--set cannot go with 'all': each setting has its own rules")
+        return ladder.main(args, game_args)
+    except ImportError as err:
+        print(f"error: the ladder needs the ladder extra (pip install 'card-envs[ladder]'): "
+              f"{err}", file=sys.stderr)
+        return 2
+    except ValueError as err:
+        print(f"error: {err}", file=sys.stderr)
+        return 2
+
+
 def cmd_bench(args: argparse.Namespace) -> int:
     from card_envs.bench import main as bench_main
 
     return bench_main(args.rest)
 
 
+def ladder_quick_games() -> int:
+    from card_envs.ladder import QUICK_GAMES
+
+    return QUICK_GAMES
+
+
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="card-envs", description=__doc__)
+    parser = _Parser(prog="card-envs", description=__doc__)
     sub = parser.add_subparsers(dest="command", required=True)
 
     p = sub.add_parser(
@@ -145,6 +243,28 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--set", action="append", default=[], metavar="KEY=VALUE",
                    help="a rules argument, e.g. --set rules=original")
     p.set_defaults(func=cmd_play)
+
+    p = sub.add_parser(
+        "ladder",
+        help="play every agent of a game against the others and rate them (docs/ladder.md)",
+    )
+    p.add_argument("game", help="e.g. simple_tricks, or 'all' for every setting of the docs page")
+    p.add_argument("--games", type=int,
+                   help="games per agent, duplicate deals per pair or games per lineup "
+                        "(default: the setting's own)")
+    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--quick", action="store_true",
+                   help=f"a smoke test: {ladder_quick_games()} games per match, search agents "
+                        "at their lower budget only")
+    p.add_argument("--write", action="store_true",
+                   help="write the setting's section of docs/ladder.md, its plot and its "
+                        "block in the game's docs page")
+    p.add_argument("--agents", nargs="+", metavar="AGENT",
+                   help="only these agents (names as for evaluate, e.g. heuristic ismcts:50)")
+    p.add_argument("-v", "--verbose", action="store_true", help="log each match to stderr")
+    p.add_argument("--set", action="append", default=[], metavar="KEY=VALUE",
+                   help="a rules argument, e.g. --set rules=original")
+    p.set_defaults(func=cmd_ladder)
 
     p = sub.add_parser("bench", help="environment speed benchmark (see card_envs/bench.py)")
     p.add_argument("rest", nargs=argparse.REMAINDER, help="arguments for the benchmark")

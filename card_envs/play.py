@@ -2,26 +2,38 @@
 
 The screen shows only what the human's seat may see (the game's ``render`` for that
 seat), what the other players did since the human's last move, and a numbered list of
-the legal moves. The human types a number from the list or a move's name (or its
-name without the first word: ``9 9`` for ``play 9 9``); ``?`` shows the rules, ``q``
-quits. Anything else gets a one-line reason and the prompt again: nothing typed can
-change the game except a legal move. Input is read line by line, so a pipe works.
+the legal moves, sized to the terminal (80x24 when it cannot tell): a long list is shown
+a group per line (``ask player_3 for: 1. A♠  2. 2♠ ...``) and, if still too long, a page
+at a time (``>`` and ``<`` turn the pages). The human types a number from the list or a
+move's name, whole or in short: any of its words in order (``take`` for ``take 5♥ from the
+discard pile``, ``3♠``, ``3S`` or ``play 3s`` for ``play 3♠``) as long as only one move
+fits. ``?`` shows the game's rules page (``card_envs/<game>/how_to_play.md``), ``q`` quits.
+Anything else gets a one-line reason and the prompt again: nothing typed can change the
+game except a legal move. Input is read line by line, so a pipe works. While watching
+agents play with ``--delay``, a line ``q`` stops the game.
 """
 
 from __future__ import annotations
 
+import math
 import re
+import select
+import shutil
 import sys
+import textwrap
 import time
 from collections.abc import Callable
+from importlib import resources
 from typing import TextIO
 
 import numpy as np
 
 from card_envs.core.agents import Agent, make_agent
-from card_envs.core.cards import SUIT_SYMBOLS
+from card_envs.core.cards import SUIT_LETTERS, SUIT_SYMBOLS, unicode_ok
 from card_envs.core.game import Game, State
 from card_envs.core.spec import GameSpec
+
+PROMPT = "Your move (number or name, ? for rules, q to quit): "
 
 
 class Quit(Exception):
@@ -29,11 +41,17 @@ class Quit(Exception):
 
 
 _SUIT_LETTERS = str.maketrans({sym: let for sym, let in zip(SUIT_SYMBOLS, "shdc", strict=True)})
+_SUIT_UPPER = str.maketrans(dict(zip(SUIT_SYMBOLS, SUIT_LETTERS, strict=True)))
 
 
 def _norm(text: str) -> str:
     """Lower case, single spaces, suit symbols as letters (so ``QH`` matches ``Q♥``)."""
     return re.sub(r"\s+", " ", text.strip().lower().translate(_SUIT_LETTERS))
+
+
+def _words(text: str) -> list[str]:
+    """The words of a move's name: normalised, without punctuation (``player_3`` is 2 words)."""
+    return re.sub(r"[^a-z0-9^]+", " ", _norm(text).replace("->", " ")).split()
 
 
 def move_label(spec: GameSpec, game: Game, state: State, seat: int, action: int) -> str:
@@ -52,8 +70,30 @@ def move_text(
     return game.action_name(action)
 
 
+def _is_subsequence(said: list[str], words: list[str], prefix: bool) -> bool:
+    """Whether ``said`` appears in ``words`` in order (each word whole, or its start)."""
+    it = iter(words)
+    for w in said:
+        for word in it:
+            # a start of a word, but not of a number: 7 is not the start of 77
+            if word == w or (
+                prefix and word.startswith(w) and not (w[-1] + word[len(w)]).isdigit()
+            ):
+                break
+        else:
+            return False
+    return True
+
+
 def parse_move(text: str, moves: list[tuple[int, str]]) -> tuple[int | None, str]:
-    """The action a person's input names, or (None, the reason it names none)."""
+    """The action a person's input names, or (None, the reason it names none).
+
+    Tried in turn, the first that fits any move wins: the number on the list; a move's
+    whole name, its name less the details (after ``:`` or in brackets), either without its
+    first word (``9 9`` for ``play 9 9``); then any of its words in order (``take`` for
+    ``take 5♥ from the discard pile``, ``qh`` for ``play Q♥``); then the starts of its
+    words (``disc`` for ``discard``). Input that fits several moves names none.
+    """
     t = _norm(text)
     if not t:
         return None, "type the number of a move, or its name"
@@ -62,19 +102,30 @@ def parse_move(text: str, moves: list[tuple[int, str]]) -> tuple[int | None, str
         if 1 <= k <= len(moves):
             return moves[k - 1][0], ""
         return None, f"{k} is not on the list: choose 1..{len(moves)}"
-    matches = []
-    for action, label in moves:
-        # the whole label, the label less its details (": ..." or "(...)"), each also
-        # without its first word: "play 9 9" answers to "9 9"
-        names = {_norm(label), _norm(label.split(":")[0]), _norm(re.sub(r"\(.*?\)", "", label))}
-        names |= {n.split(" ", 1)[1] for n in names if " " in n}
-        if t in names:
-            matches.append(action)
-    if len(set(matches)) == 1:
-        return matches[0], ""
-    if matches:
-        return None, f"{text.strip()!r} matches several moves; type its number"
+    said = _words(t)
+    tiers: list[Callable[[str], bool]] = [
+        lambda label: t in _names(label),
+        lambda label: bool(said) and _is_subsequence(said, _words(label), prefix=False),
+        lambda label: bool(said) and _is_subsequence(said, _words(label), prefix=True),
+    ]
+    for fits in tiers:
+        matches = [(action, label) for action, label in moves if fits(label)]
+        if len({a for a, _ in matches}) == 1:
+            return matches[0][0], ""
+        if matches:
+            listed = ", ".join(label for _, label in matches[:3])
+            more = f" and {len(matches) - 3} more" if len(matches) > 3 else ""
+            return None, (
+                f"{text.strip()!r} fits several moves ({listed}{more}): type its number or "
+                "more of its name"
+            )
     return None, f"{text.strip()!r} is not a legal move now; type a number from the list"
+
+
+def _names(label: str) -> set[str]:
+    """A label's exact names: whole, less its details, each also without the first word."""
+    names = {_norm(label), _norm(label.split(":")[0]), _norm(re.sub(r"\(.*?\)", "", label))}
+    return names | {n.split(" ", 1)[1] for n in names if " " in n}
 
 
 def choose_agents(
@@ -102,10 +153,14 @@ def choose_agents(
     return agents
 
 
-def rules_help(game: Game) -> str:
-    """The short rules: the game's rules module docstring."""
-    doc = sys.modules[type(game).__module__].__doc__ or type(game).__doc__ or ""
-    return doc.strip() + "\n"
+def rules_page(spec: GameSpec) -> str:
+    """The game's rules for players: ``card_envs/<game>/how_to_play.md``, shipped with it.
+
+    Suit symbols become letters (``Q♥`` -> ``QH``) where the screen shows no symbols.
+    """
+    page = resources.files(f"card_envs.{spec.name}").joinpath("how_to_play.md")
+    text = page.read_text("utf-8")
+    return text if unicode_ok() else text.translate(_SUIT_UPPER)
 
 
 def result_text(game: Game, s: State, seat: int | None) -> str:
@@ -124,9 +179,31 @@ def result_text(game: Game, s: State, seat: int | None) -> str:
     parts = []
     for p in range(game.num_players):
         who = "you" if p == seat else f"player_{p}"
-        score = f", score {scores[p]:g}" if scores is not None else ""
+        score = f", {game.score_name} {scores[p]:g}" if scores is not None else ""
         parts.append(f"{who}: payoff {pay[p]:+.2f}{score}")
     return head + "\n" + "; ".join(parts)
+
+
+def screen_size() -> tuple[int, int]:
+    """(columns, lines) of the terminal; 80x24 when it cannot tell (a pipe)."""
+    size = shutil.get_terminal_size((80, 24))
+    return max(size.columns, 40), max(size.lines, 12)
+
+
+def _fit(text: str, cols: int) -> list[str]:
+    """``text``'s lines, each longer than the terminal is wide wrapped (indented by 2)."""
+    out: list[str] = []
+    for line in text.split("\n"):
+        if len(line) < cols:
+            out.append(line)
+        else:
+            out += textwrap.wrap(line, cols - 1, subsequent_indent="  ") or [""]
+    return out
+
+
+def _height(lines: list[str], cols: int) -> int:
+    """Terminal lines that ``lines`` take at ``cols`` columns (long lines wrap)."""
+    return sum(max(1, math.ceil(len(line) / cols)) for line in lines)
 
 
 def play_one(
@@ -138,6 +215,7 @@ def play_one(
     read: Callable[[str], str],
     out: TextIO,
     delay: float | None = None,
+    keys: Keys | None = None,
 ) -> State:
     """Play one game to its end; ``seat`` is the human's (None: watch only)."""
     s = game.init(rng)
@@ -152,8 +230,8 @@ def play_one(
             news = []
         else:
             if seat is None:
-                out.write(spec.render(game, s, None) + "\n")
-                _pause(read, out, delay)
+                out.write("\n".join(_fit(spec.render(game, s, None), screen_size()[0])) + "\n")
+                _pause(read, out, delay, keys)
             action = agents[p].act(game.view(s, p), rng)
         before = s.copy() if spec.describe_move is not None else s
         game.apply(s, action, rng)
@@ -161,20 +239,159 @@ def play_one(
         news.append(f"{who}: {move_text(spec, game, before, p, action, s)}")
         if seat is None:
             out.write(f">> {news[-1]}\n")
-    out.write("\n" + spec.render(game, s, seat) + "\n")
+    cols, _ = screen_size()
+    out.write("\n" + "\n".join(_fit(spec.render(game, s, seat), cols)) + "\n")
     if news and seat is not None:
-        out.write("Since your last move: " + "; ".join(news) + "\n")
+        out.write("\n".join(_news_lines(news, cols, 4)) + "\n")
     out.write(result_text(game, s, seat) + "\n")
     return s
 
 
-def _pause(read: Callable[[str], str], out: TextIO, delay: float | None) -> None:
+class Keys:
+    """Lines typed while agents play with a delay: ``q`` stops (select-able input only)."""
+
+    def __init__(self, stream: TextIO):
+        self.stream = stream
+        try:
+            stream.fileno()
+            self.live = True
+        except (AttributeError, OSError, ValueError):
+            self.live = False  # e.g. a StringIO: just wait
+
+    def wait(self, seconds: float) -> None:
+        """Wait ``seconds``; raise Quit if a line ``q`` is typed meanwhile."""
+        end = time.monotonic() + seconds
+        while self.live:
+            left = max(0.0, end - time.monotonic())
+            try:
+                ready, _, _ = select.select([self.stream], [], [], left)
+            except (OSError, ValueError):
+                self.live = False
+                break
+            if not ready:
+                return
+            line = self.stream.readline()
+            if not line:
+                self.live = False  # the input ended: keep watching, without keys
+                break
+            if _norm(line) == "q":
+                raise Quit
+            if left == 0.0:
+                return
+        time.sleep(max(0.0, end - time.monotonic()))
+
+
+def _pause(
+    read: Callable[[str], str], out: TextIO, delay: float | None, keys: Keys | None
+) -> None:
     if delay is not None:
         out.flush()
-        time.sleep(delay)
+        if keys is not None:
+            keys.wait(delay)
+        else:
+            time.sleep(delay)
         return
     if _norm(read("[enter] next move, q quits: ")) == "q":
         raise Quit
+
+
+def _news_lines(news: list[str], cols: int, budget: int) -> list[str]:
+    """"Since your last move: ...", the latest moves that fit in ``budget`` lines."""
+    budget = max(1, budget)
+    for start in range(len(news)):
+        shown = news[start:]
+        head = "Since your last move" + (
+            f" (the last {len(shown)} of {len(news)} moves)" if start else ""
+        )
+        lines = textwrap.wrap(head + ": " + "; ".join(shown), cols - 1, subsequent_indent="  ")
+        if len(lines) <= budget:
+            return lines
+    last = f"Since your last move (the last of {len(news)} moves): {news[-1]}"
+    return textwrap.wrap(last, cols - 1, subsequent_indent="  ")[:budget]
+
+
+def move_table(
+    entries: list[tuple[int, str, tuple[str, str] | None]], cols: int, grouped: bool
+) -> list[tuple[str, str]]:
+    """The numbered moves as lines: one per move, or (``grouped``) a group per line.
+
+    ``entries`` are (number, label, (group, short text) or None). Grouped, each group's
+    moves follow its name in columns (``ask player_3 for:  1. A♠   2. 2♠``), wrapping
+    under themselves; moves without a group keep a line of their own. Each line comes with
+    the form it takes at the top of a page (a wrapped line then repeats its group's name).
+    """
+    width = len(str(len(entries)))
+    if not grouped:
+        return [(line, line) for line in (f"  {k:>{width}}. {label}" for k, label, _ in entries)]
+    order: list[str | None] = []
+    members: dict[str, list[tuple[int, str]]] = {}
+    singles: list[tuple[int, str]] = []
+    for k, label, group in entries:
+        if group is None:
+            order.append(None)
+            singles.append((k, label))
+            continue
+        name, short = group
+        if name not in members:
+            order.append(name)
+            members[name] = []
+        members[name].append((k, short))
+    if not members:
+        return move_table(entries, cols, grouped=False)
+    head = max(len(name) for name in members) + 4  # "  " + name + ": "
+    lines: list[tuple[str, str]] = []
+    pending = iter(singles)
+    for name in order:
+        if name is None:
+            k, label = next(pending)
+            line = f"  {k:>{width}}. {label}"
+            lines.append((line, line))
+            continue
+        cells = [f"{k:>{width}}. {short}" for k, short in members[name]]
+        cell = max(len(c) for c in cells) + 2
+        per_line = max(1, (cols - 1 - head + 2) // cell)  # the last cell needs no gap
+        for i in range(0, len(cells), per_line):
+            row = "".join(c.ljust(cell) for c in cells[i : i + per_line]).rstrip()
+            named = f"  {name}:".ljust(head) + row
+            lines.append((named if i == 0 else " " * head + row, named))
+    return lines
+
+
+def _screen(
+    spec: GameSpec,
+    game: Game,
+    s: State,
+    seat: int,
+    news: list[str],
+    moves: list[tuple[int, str]],
+    page: int,
+) -> tuple[list[str], int]:
+    """The screen before the prompt, fitted to the terminal, and the number of move pages."""
+    cols, rows = screen_size()
+    table = _fit(spec.render(game, s, seat), cols)
+    # a blank line, "Your moves:", the prompt and a line for a reason why a move was refused
+    left = rows - _height(table, cols) - 4
+    news_lines = _news_lines(news, cols, min(3, left - 5)) if news else []
+    left -= len(news_lines)
+    entries = [
+        (k, label, spec.move_group(game, s, seat, a) if spec.move_group else None)
+        for k, (a, label) in enumerate(moves, 1)
+    ]
+    rows_ = move_table(entries, cols, grouped=False)
+    if _height([r for r, _ in rows_], cols) > left and spec.move_group is not None:
+        rows_ = move_table(entries, cols, grouped=True)
+    pages = [rows_]
+    if _height([r for r, _ in rows_], cols) > left:
+        size = max(3, left - 1)  # one line for the page footer
+        pages = [rows_[i : i + size] for i in range(0, len(rows_), size)]
+    page = min(page, len(pages) - 1)
+    shown = [pages[page][0][1]] + [line for line, _ in pages[page][1:]]
+    if len(pages) > 1:
+        shown.append(
+            f"  (moves page {page + 1} of {len(pages)}: > next, < back; every number works)"
+        )
+    head = "Your moves:"
+    return ["", *table, *news_lines, head, *shown], len(pages)
 
 
 def _ask(
@@ -188,23 +405,44 @@ def _ask(
 ) -> int:
     mask = game.legal_mask(s)
     moves = [(int(a), move_label(spec, game, s, seat, int(a))) for a in np.flatnonzero(mask)]
-    out.write("\n" + spec.render(game, s, seat) + "\n")
-    if news:
-        out.write("Since your last move: " + "; ".join(news) + "\n")
-    out.write("Your moves:\n")
-    for k, (_, label) in enumerate(moves, 1):
-        out.write(f"  {k:>2}. {label}\n")
+    page = 0
+    redraw = True
     while True:
-        text = read("Your move (number or name, ? for rules, q to quit): ")
-        if _norm(text) == "q":
+        if redraw:
+            lines, pages = _screen(spec, game, s, seat, news, moves, page)
+            out.write("\n".join(lines) + "\n")
+            redraw = False
+        text = read(PROMPT)
+        t = _norm(text)
+        if t == "q":
             raise Quit
-        if _norm(text) == "?":
-            out.write(rules_help(game))
+        if t == "?":
+            _show_rules(spec, read, out)
+            redraw = True
+            continue
+        if t in (">", "<") and pages > 1:
+            page = (page + (1 if t == ">" else -1)) % pages
+            redraw = True
             continue
         action, reason = parse_move(text, moves)
         if action is not None:
             return action
         out.write(reason + "\n")
+
+
+def _show_rules(spec: GameSpec, read: Callable[[str], str], out: TextIO) -> None:
+    """The rules page, a screenful at a time."""
+    cols, rows = screen_size()
+    lines: list[str] = []
+    for line in rules_page(spec).rstrip("\n").split("\n"):
+        lines += textwrap.wrap(line, cols - 1, subsequent_indent="  ") or [""]
+    size = rows - 1
+    for start in range(0, len(lines), size):
+        out.write("\n".join(lines[start : start + size]) + "\n")
+        if start + size < len(lines):
+            if _norm(read("-- Enter: more of the rules, q: back to the game -- ")) == "q":
+                return
+    read("-- end of the rules; Enter: back to the game -- ")
 
 
 def line_reader(stream: TextIO, out: TextIO) -> Callable[[str], str]:
@@ -244,13 +482,16 @@ def run(
     agents = choose_agents(spec, game, opponent, human, out)
     rng = np.random.default_rng(seed)
     read = line_reader(stream, out)
+    keys = Keys(stream) if watch and delay is not None else None
     names = [("you" if p == human else getattr(a, "name", "agent")) for p, a in enumerate(agents)]
     out.write(
         f"{spec.env_name}: " + ", ".join(f"player_{p} {n}" for p, n in enumerate(names)) + "\n"
     )
+    if keys is not None:
+        out.write("(type q and Enter to stop)\n")
     try:
         while True:
-            play_one(spec, game, agents, human, rng, read, out, delay)
+            play_one(spec, game, agents, human, rng, read, out, delay, keys)
             if _norm(read("Play again? [y/N] ")) not in ("y", "yes"):
                 break
     except Quit:

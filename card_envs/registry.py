@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import importlib
 from dataclasses import dataclass
+from pathlib import Path
 
 import gymnasium
 import pettingzoo
@@ -44,7 +45,14 @@ def register_all() -> None:
             pettingzoo.register("aec", pz_id, entry_point=f"{module}:env")
         gym_id = f"card_envs/{gym_name}-v{version}"
         if gym_id not in gymnasium.registry:
-            gymnasium.register(id=gym_id, entry_point=f"{module}:gym_env")
+            gymnasium.register(id=gym_id, entry_point=f"{module}:gym_env",
+                               vector_entry_point=_vector_entry_point(name))
+
+
+def _vector_entry_point(name: str) -> str | None:
+    """The Gymnasium vector entry point of a game with a batched engine (card_envs/vector/)."""
+    has_engine = (Path(__file__).parent / "vector" / f"{name}.py").exists()
+    return f"card_envs.vector.{name}:vector_env" if has_engine else None
 
 
 @dataclass(frozen=True)

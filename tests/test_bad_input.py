@@ -248,3 +248,24 @@ def test_numpy_integer_actions_are_accepted(name, which):
             break
         env.step(kind(random_legal(obs["action_mask"], rng)))
     assert not any(env.truncations.values()), "a legal numpy action is not an illegal move"
+
+
+@pytest.mark.parametrize("name", ENV_NAMES)
+@pytest.mark.parametrize(
+    "arg, value, valid",
+    [
+        ("dict_obs", "False", "False, True"),
+        ("dict_obs", 1, "False, True"),
+        ("illegal_reward", "x", "finite number, or None"),
+        ("illegal_reward", float("nan"), "finite number, or None"),
+        ("illegal_reward", True, "finite number, or None"),
+        ("render_mode", "rgb_array", "None, 'human', 'ansi'"),
+    ],
+)
+def test_gymnasium_view_rejects_bad_arguments_at_construction(name, arg, value, valid):
+    gym_env = _factories(name)["gym_env"]
+    with pytest.raises(ValueError, match=rf"{arg}=.* is not valid.*{re.escape(valid)}"):
+        gym_env(**{arg: value})
+    env = gym_env(dict_obs=np.bool_(True), illegal_reward=np.float32(-2))
+    assert isinstance(env.observation_space, gymnasium.spaces.Dict)
+    assert env.illegal_reward == -2.0

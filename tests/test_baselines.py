@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 
 import numpy as np
 import pytest
@@ -127,16 +128,28 @@ def test_train_save_load_evaluate(tmp_path, setting, algo, capsys):
     ):
         assert (run.path / name).exists(), name
     meta = json.loads((run.path / "model.json").read_text())
-    assert meta["algo"] == algo and meta["timesteps"] >= 300
+    # the final model is the best checkpoint, kept from a run that trained the whole budget
+    assert meta["algo"] == algo and meta["trained_timesteps"] >= 300
+    assert meta["timesteps"] == meta["selection"]["timesteps"] <= meta["trained_timesteps"]
+    assert isinstance(meta["deterministic"], bool)
     results = json.loads((run.path / "eval.json").read_text())["results"]
     assert [r["opponent"] for r in results] == run.config["eval_opponents"]
     env_name = run.config["env"]
     model = f"{run.path / 'model.zip'}"
-    assert evaluate_cli.main([model, "--env", env_name, "--games", "4"]) == 0
-    assert "model:model: win" in capsys.readouterr().out
-    # the saved model is usable as an opponent in the Gymnasium view and in card-envs evaluate
     gym_env = load_spec(env_name).factories()[2]
     env = gym_env(**run.config["env_kwargs"], opponent=f"model:{model}")
+    assert evaluate_cli.main([model, "--env", env_name, "--games", "4"]) == 0
+    printed = capsys.readouterr().out
+    # games that rank their players (Palace) report losses and places instead of wins, and
+    # team games (Literature) a line per team
+    first = "lost" if env_name == "palace_v0" else "win"
+    if env.game.teams():
+        assert re.search(rf"^team A \(model:model, .*\): {first} ", printed, re.M), printed
+    else:
+        assert f"model:model: {first} " in printed
+    # duplicate deals exactly where the setting evaluates with them (Thirty-One: plain matches)
+    assert ("4 pairs" in printed) == (run.config["duplicate"] and env.game.num_players == 2)
+    # the saved model is usable as an opponent in the Gymnasium view and in card-envs evaluate
     env.reset(seed=0)
     args = [f"--set={k}={v}" for k, v in run.config["env_kwargs"].items()]
     rivals = ["random"] if env.game.num_players > 1 else []
@@ -177,18 +190,82 @@ def test_resume_after_an_interruption_continues_the_step_count(tmp_path, algo):
     curve = Run(path).curve()
     steps = [row["timesteps"] for row in curve]
     assert steps == sorted(steps) and steps[-1] >= 2500
-    final = json.loads((path / "model.json").read_text())["timesteps"]
-    assert 2500 <= final < 2500 + 2 * 512
+    final = json.loads((path / "model.json").read_text())
+    assert 2500 <= final["trained_timesteps"] < 2500 + 2 * 512
+    assert final["timesteps"] in steps, "the kept checkpoint is one of the curve's"
     assert json.loads((path / "config.json").read_text())["timesteps"] == 2500
 
 
-def test_self_play_keeps_a_king(tmp_path):
+def test_self_play_pool_takes_a_new_snapshot_at_every_checkpoint(tmp_path):
     run = _train(
-        tmp_path, "simple_tricks_v0", "maskable_ppo", "--opponent", "self", "--mix", "heuristic:0.5"
+        tmp_path, "simple_tricks_v0", "maskable_ppo", "--opponent", "self",
+        "--mix", "heuristic:0.5",
+        "--hp", "n_steps=64", "--hp", "batch_size=32",  # a checkpoint every rollout of 128
     )
-    assert (run.path / "checkpoints" / "king.pt").exists()
-    assert "king_reign" in run.curve()[0]
+    assert (run.path / "checkpoints" / "pool.pt").exists()
+    curve = run.curve()
+    assert [row["pool_version"] for row in curve] == list(range(1, len(curve) + 1))
+    assert all("pool_payoff" in row for row in curve)
     assert run.config["opponent"] == "self" and run.config["mix"] == "heuristic:0.5"
+    pool = th.load(run.path / "checkpoints" / "pool.pt", weights_only=False)
+    first, last = pool["members"][0], pool["members"][-1]
+    assert any(not th.equal(first[k], last[k]) for k in first), "the pool's snapshots differ"
+
+
+def _ppo(env_name="simple_tricks_v0", **env_kwargs):
+    from sb3_contrib import MaskablePPO
+
+    env = load_spec(env_name).factories()[2](**env_kwargs)
+    return MaskablePPO("MlpPolicy", env, seed=0, device="cpu", n_steps=64, batch_size=32)
+
+
+def test_pool_opponents_draw_new_snapshots_and_the_rule_agent():
+    from baselines.selfplay import PoolOpponent, SnapshotPool
+
+    model = _ppo()
+    spec, game, encoder = load_spec("simple_tricks_v0"), model.env.envs[0].unwrapped.game, None
+    encoder = spec.encoders["default"](game)
+    pool = SnapshotPool(spec, game, encoder, "maskable_ppo", size=2)
+    pool.add(model.policy)
+    opponent = PoolOpponent(pool, "heuristic", 0.3, seed=0)
+    seen_versions, rule_games = set(), 0
+    for _ in range(3):
+        model.learn(64)
+        pool.add(model.policy)
+        for _ in range(20):
+            opponent.reset()
+            if opponent.current is opponent.rule:
+                rule_games += 1
+            else:
+                seen_versions.add(opponent.version)
+    assert pool.added == 4 and len(pool.members) == 2
+    assert seen_versions == {2, 3, 4} and 0 < rule_games < 60
+    a, b = (m.state_dict() for m in pool.members)
+    assert any(not th.equal(a[k], b[k]) for k in a)
+
+
+def test_teammates_play_the_learners_current_weights(tmp_path):
+    from baselines.train import Trainer, build_config, parser
+
+    args = parser().parse_args(["--env", "literature_v0-original", "--n-envs", "1",
+                                "--runs", str(tmp_path), "--budget", "quick",
+                                "--hp", "policy=mlp"])  # one output layer to rig below
+    run = Run.create(tmp_path, build_config(args), "test")
+    trainer = Trainer(run)
+    env = trainer.env.envs[0].unwrapped
+    teammate = env.opponents[1]  # relative seats: +1 opponent, +2 teammate, +3 opponent
+    assert teammate.name == "learner" and trainer.learner.policy is trainer.model.policy
+    game, rng = env.game, np.random.default_rng(0)
+    s = game.init(rng)
+    view = game.view(s, s.player)
+    before = [teammate.act(view, np.random.default_rng(k)) for k in range(20)]
+    with th.no_grad():  # the learner changes: only one legal action keeps any probability
+        for p in trainer.model.policy.action_net.parameters():
+            p.zero_()
+        target = int(np.flatnonzero(view.legal)[-1])
+        trainer.model.policy.action_net.bias[target] = 50.0
+    after = [teammate.act(view, np.random.default_rng(k)) for k in range(20)]
+    assert after == [target] * 20 and before != after
 
 
 def test_bad_arguments_are_reported(tmp_path, capsys):
@@ -257,13 +334,21 @@ def test_reproduce_quick_writes_a_table_and_collect_rebuilds_it(tmp_path, capsys
     from baselines import reproduce
 
     out = tmp_path / "baselines.md"
-    argv = ["--budget", "quick", "--settings", "simple_tricks_v0", "--runs", str(tmp_path / "r")]
+    argv = ["--budget", "quick", "--settings", "simple_tricks_v0", "--runs", str(tmp_path / "r"),
+            "--timesteps", "2048"]
     assert reproduce.main([*argv, "--out", str(out)]) == 0
     text = out.read_text()
-    assert "## `simple_tricks_v0`" in text and "| MaskablePPO | `first_play` | 1 x 200 |" in text
-    assert "| DQN (masked) | `random` | 1 x 200 |" in text
-    assert "Targets (set for the full budget" in text
+    assert "## `simple_tricks_v0`" in text
+    assert "| MaskablePPO | 1 | `first_play` | 100 pairs |" in text
+    assert "| DQN (masked) | 1 | `random` | 100 pairs |" in text
+    assert "| rule agent `heuristic` | `first_play` | 100 pairs |" in text
+    assert "Targets for the shipped model" in text
     assert (tmp_path / "simple_tricks_v0.png").exists()
+    record = json.loads(out.with_suffix(".json").read_text())["settings"]["simple_tricks_v0"]
+    labels = reproduce.plot_curves(record, tmp_path / "again.png")
+    assert labels == ["MaskablePPO seed 0", "DQN (masked) seed 0", "rule agent heuristic"]
+    printed = capsys.readouterr().out
+    assert "== simple_tricks_v0" in printed and "rule agent heuristic (same deals)" in printed
     again = tmp_path / "again.md"
     assert reproduce.main([*argv, "--collect", "--out", str(again)]) == 0
     table = [line for line in text.split("\n") if line.startswith("| ")]
@@ -278,6 +363,37 @@ def test_reproduce_quick_writes_a_table_and_collect_rebuilds_it(tmp_path, capsys
         new = page.read_text()
         assert new.count(reproduce.game_page_block(section)) == 1
         assert new.index("## Trained baselines") < new.index("## Version history")
+
+
+def test_reproduce_of_some_settings_keeps_the_others(tmp_path, monkeypatch, capsys):
+    import shutil
+
+    from baselines import reproduce
+
+    root = tmp_path / "root"
+    shutil.copytree(reproduce.ROOT / "docs" / "games", root / "docs" / "games")
+    monkeypatch.setattr(reproduce, "ROOT", root)
+    monkeypatch.setattr(reproduce, "RESULTS", root / "docs" / "baselines.json")
+    for setting in ("simple_tricks_v0", "ninety_eight_cards_v0-original"):
+        runs = str(tmp_path / setting)
+        quick = ["--budget", "quick", "--settings", setting, "--runs", runs, "--timesteps", "1024"]
+        assert reproduce.main([*quick, "--out", str(tmp_path / f"{setting}.md")]) == 0
+        assert reproduce.main(["--budget", "full", "--collect", "--settings", setting,
+                               "--runs", runs, "--timesteps", "1024"]) == 0
+    text = (root / "docs" / "baselines.md").read_text()
+    assert "## `simple_tricks_v0`" in text and "## `ninety_eight_cards_v0-original`" in text
+    saved = json.loads((root / "docs" / "baselines.json").read_text())["settings"]
+    assert set(saved) == {"simple_tricks_v0", "ninety_eight_cards_v0-original"}
+    assert "## `simple_tricks_v0`" in (root / "docs" / "games" / "simple_tricks.md").read_text()
+    # a run trained otherwise than configs/ says is refused by --collect
+    (config,) = (tmp_path / "simple_tricks_v0").glob("*/maskable_ppo-*/config.json")
+    data = json.loads(config.read_text())
+    data["hyperparams"]["learning_rate"] = 0.5
+    config.write_text(json.dumps(data))
+    collect = ["--budget", "full", "--collect", "--settings", "simple_tricks_v0", "--runs",
+               str(tmp_path / "simple_tricks_v0"), "--timesteps", "1024"]
+    assert reproduce.main(collect) == 2
+    assert "hyperparams" in capsys.readouterr().err
 
 
 def test_ppo_policy_agent_picks_the_masked_distributions_mode():
@@ -301,3 +417,66 @@ def test_ppo_policy_agent_picks_the_masked_distributions_mode():
             a = agent.act(view, rng)
             assert a == int(dist.mode()[0]) and game.legal_mask(s)[a]
             game.apply(s, a, rng)
+
+
+def test_result_bonus_adds_the_match_result_to_the_last_reward_only():
+    from baselines.shaping import ResultBonus
+
+    gym_env = load_spec("thirty_one_v0").factories()[2]
+    plain = gym_env(num_players=2, reward="original", opponent="greedy", learner_seat=0)
+    bonus = ResultBonus(gym_env(num_players=2, reward="original", opponent="greedy",
+                                learner_seat=0), 10.0)
+    plain.reset(seed=3)
+    bonus.reset(seed=3)
+    rng = np.random.default_rng(0)
+    done = False
+    while not done:
+        action = int(rng.choice(np.flatnonzero(plain.action_masks())))
+        _, r_plain, term, trunc, info = plain.step(action)
+        _, r_bonus, *_ = bonus.step(action)
+        done = term or trunc
+        assert r_bonus == pytest.approx(r_plain + (10.0 * info["payoff"] if term else 0.0))
+    assert info["payoff"] in (-1.0, 1.0)
+
+
+def test_half_suit_lead_potential_is_my_teams_lead_in_eighths():
+    from baselines.shaping import POTENTIALS
+
+    spec = load_spec("literature_v0")
+    game = spec.make_game()
+    s = game.init(np.random.default_rng(0))
+    s.score = [3, 1]
+    phi = POTENTIALS["half_suit_lead"]
+    assert phi(game.view(s, 0)) == pytest.approx(2 / 8)
+    assert phi(game.view(s, 3)) == pytest.approx(-2 / 8)
+
+
+def test_imitation_fits_the_policy_to_the_agents_choices():
+    from sb3_contrib import MaskablePPO
+
+    from baselines.imitation import collect, fit
+
+    env = load_spec("simple_tricks_v0").factories()[2](opponent="first_play")
+    data = collect(env, "heuristic", 1500, gamma=1.0, seed=0)
+    assert len(data["actions"]) >= 1500 and data["masks"][np.arange(len(data["actions"])),
+                                                           data["actions"]].all()
+    assert set(np.unique(data["returns"])) <= {-1.0, 0.0, 1.0}
+    model = MaskablePPO("MlpPolicy", env, seed=0, device="cpu")
+    before = fit(model.policy, data, epochs=0)["accuracy"]
+    after = fit(model.policy, data, epochs=30)["accuracy"]
+    assert after > 0.8 and after > before + 0.2
+
+
+def test_a_run_that_imitates_first_keeps_the_imitation_policy_as_a_checkpoint(tmp_path):
+    run = _train(tmp_path, "simple_tricks_v0", "maskable_ppo", "--pretrain", "heuristic,500,2")
+    assert run.curve()[0]["timesteps"] == 0
+    assert json.loads((run.path / "pretrain.json").read_text())["agent"] == "heuristic"
+
+
+def test_progress_line_says_steps_speed_reward_and_time_left():
+    from baselines.train import progress_line
+
+    line = progress_line("simple_tricks_v0 dqn seed 0", 12_288, 400_000, 812.0,
+                         [{"r": 1.0}, {"r": -0.5}])
+    assert line == ("[simple_tricks_v0 dqn seed 0] 12,288/400,000 steps (3%), 812 steps/s, "
+                    "mean reward of the last 2 episodes +0.25, 8 min left")

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import pytest
+
 from card_envs.cli import main
 from tests.conftest import ENV_NAMES
 
@@ -25,3 +27,88 @@ def test_evaluate_rejects_bad_names(capsys):
     assert "unknown agent 'wizard'" in capsys.readouterr().err
     assert main(["evaluate", "ninety_eight_cards", "greedy", "--set", "rules=seed"]) == 2
     assert "rules='seed' is not valid" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize(
+    "argv,says",
+    [
+        (["evaluate", "nosuchgame", "random"], "unknown game 'nosuchgame'; choose one of"),
+        (["evaluate", "simple_tricks", "wizard"], "choose one of random, first_play"),
+        (["evaluate", "simple_tricks", "random", "--games", "-5"], "--games -5"),
+        (["evaluate", "simple_tricks", "random", "--games", "0"], "positive number"),
+        (["evaluate", "palace", "heuristic", "random", "--duplicate"], "two-player game"),
+        (["evaluate", "literature", "random", "--duplicate"], "two-player game"),
+        (["evaluate", "ninety_eight_cards", "greedy", "--duplicate"], "two-player game"),
+        (["evaluate", "simple_tricks", "random", "random", "random"], "has 2 seats here"),
+        (["evaluate", "palace", "a", "b", "c", "d"], "takes 2, 3, 4, 5 players"),
+        (["evaluate", "simple_tricks", "random", "--set", "num_values"], "KEY=VALUE"),
+        (["evaluate", "simple_tricks", "random", "--set", "players=3"], "num_values"),
+        (["evaluate", "literature", "random", "--set", "num_players=5"], "4, 6, 8"),
+        (["evaluate", "simple_tricks", "random", "--games", "many"], "invalid int value"),
+        (["evaluate"], "the following arguments are required"),
+    ],
+)
+def test_evaluate_user_errors_are_one_line_and_exit_2(argv, says, capsys):
+    try:
+        code = main(argv)
+    except SystemExit as exit_:  # argparse's own errors
+        code = exit_.code
+    captured = capsys.readouterr()
+    assert code == 2
+    assert captured.out == ""
+    lines = captured.err.strip().splitlines()
+    assert len(lines) == 1, captured.err
+    assert says in lines[0] and "Traceback" not in captured.err
+
+
+def _evaluate(capsys, *argv: str) -> str:
+    assert main(["evaluate", *argv]) == 0
+    return capsys.readouterr().out
+
+
+def test_evaluate_explains_name_at_seat_once_and_the_score(capsys):
+    out = _evaluate(capsys, "simple_tricks", "heuristic", "random", "--games", "10")
+    assert out.count("name@k") == 1 and "seat k" in out
+    assert "score = tricks won" in out
+    out = _evaluate(capsys, "thirty_one", "greedy", "random", "--games", "10", "--no-rotate")
+    assert out.count("name@k") == 1 and "seat k in every game" in out
+    assert "score = lives left" in out
+    out = _evaluate(capsys, "simple_tricks", "heuristic", "random", "--games", "5", "--duplicate")
+    assert out.count("name@k") == 1 and "played twice" in out
+    assert "score = tricks won (both games of a pair added)" in out
+    out = _evaluate(capsys, "ninety_eight_cards", "greedy", "--games", "3")
+    assert "score = cards played" in out and "greedy: win" in out and "@" not in out
+
+
+def test_evaluate_team_games_report_per_team(capsys):
+    out = _evaluate(capsys, "literature", "heuristic", "random", "--games", "12")
+    assert "team A (heuristic@0, random@2, random@4): win" in out
+    assert "team B (random@1, random@3, random@5): win" in out
+    assert not any(line.startswith("random@") for line in out.splitlines())
+    assert "score = half-suits won by the team" in out
+
+
+def test_evaluate_palace_reports_losses_and_places(capsys):
+    out = _evaluate(capsys, "palace", "lowest_first", "random", "random", "--games", "30")
+    rows = [line for line in out.splitlines() if line.startswith(("lowest_first@", "random@"))]
+    assert len(rows) == 3
+    assert all(": lost " in r and "places 1st" in r and "3rd" in r for r in rows)
+    assert not any(" win " in r for r in rows)
+    assert "the last player left holding cards" in out
+    # one loser a game (players tied at the step cap share it): the losses add up to about
+    # 100%, not to the 190% that "wins" meaning "not last" gave
+    lost = sum(float(r.split(": lost ")[1].split("%")[0]) for r in rows)
+    cut = int(out.split(" cut by the step cap")[0].rsplit(" ", 1)[1])
+    assert 100 - 0.2 <= lost <= 100 * (30 + cut) / 30 + 0.2
+
+
+def test_evaluate_score_intervals_stay_inside_the_range(capsys):
+    # random players in 3-player Thirty-One end with about 0 lives: the interval used to dip
+    # below 0 lives
+    out = _evaluate(
+        capsys, "thirty_one", "greedy", "random", "--games", "50", "--set", "num_players=3"
+    )
+    for line in out.splitlines():
+        if "@" in line and "mean score" in line:
+            low = float(line.split("mean score ")[1].split("[")[1].split(",")[0])
+            assert low >= 0.0, line

@@ -7,7 +7,7 @@ import sys
 
 import pytest
 
-from card_envs.play import parse_move, rules_help
+from card_envs.play import move_table, parse_move, rules_page
 from card_envs.registry import load_spec
 from tests.conftest import ENV_NAMES
 
@@ -48,7 +48,7 @@ def test_a_whole_game_through_a_pipe(name):
     assert "'hello' is not a legal move now" in text
     assert "0 is not on the list" in text and "999 is not on the list" in text
     spec = load_spec(name)
-    first_line = rules_help(spec.make_game()).strip().splitlines()[0]
+    first_line = rules_page(spec).strip().splitlines()[0]
     assert first_line in text, "? shows the rules"
     assert any(r in text for r in RESULTS), text[-2000:]
     assert "Play again? [y/N]" in text
@@ -81,13 +81,27 @@ def test_best_falls_back_and_says_so_or_loads_a_model():
     assert "player_1 best" in out.stdout or "playing against the `heuristic` agent" in out.stdout
 
 
-def test_bad_arguments():
-    out = _play(["simple_tricks", "--seat", "5"], [])
-    assert out.returncode == 2 and "--seat 5 is not a seat" in out.stderr
-    out = _play(["palace", "--players", "9"], [])
-    assert out.returncode == 2 and "num_players=9 is not valid" in out.stderr
-    out = _play(["chess"], [])
-    assert out.returncode == 2 and "unknown game 'chess'" in out.stderr
+@pytest.mark.parametrize(
+    "args,says",
+    [
+        (["simple_tricks", "--seat", "5"], "--seat 5 is not a seat of simple_tricks_v0: choose 0"),
+        (["palace", "--players", "9"], "--players 9 is not valid for palace_v0: choose one of 2"),
+        (["simple_tricks", "--players", "3"], "it is played by 2 players only"),
+        (["ninety_eight_cards", "--players", "2"], "it is played by 1 player only"),
+        (["chess"], "unknown game 'chess'; choose one of simple_tricks_v0"),
+        (["palace", "--opponent", "wizard"], "choose one of random, lowest_first, heuristic"),
+        (["palace", "--set", "swap"], "KEY=VALUE"),
+        (["palace", "--set", "colour=red"], "valid arguments: num_players, swap_phase"),
+        (["palace", "--watch", "--delay", "-1"], "--delay -1.0: give seconds >= 0"),
+        (["palace", "--seat", "x"], "invalid int value: 'x'"),
+    ],
+)
+def test_bad_arguments_get_one_line_naming_the_valid_choices(args, says):
+    out = _play(args, [])
+    assert out.returncode == 2, out
+    assert out.stdout == "" and "Traceback" not in out.stderr
+    assert len(out.stderr.strip().splitlines()) == 1 and says in out.stderr, out.stderr
+    assert "unknown argument 'num_players'" not in out.stderr
 
 
 def test_parse_move_by_number_name_or_short_name():
@@ -97,6 +111,7 @@ def test_parse_move_by_number_name_or_short_name():
     assert parse_move("9 9", moves) == (3, "")
     assert parse_move("pick up the pile", moves) == (7, "")
     assert parse_move("up the pile", moves) == (7, "")
+    assert parse_move("pick up", moves) == (7, "")
     assert parse_move("play 9", moves) == (9, "")
     assert parse_move("4", moves)[0] is None
     assert parse_move("", moves)[0] is None
@@ -110,6 +125,66 @@ def test_parse_move_ignores_details_and_suit_symbols():
         (12, "ask player_1 for Q\u2665"),
     ]
     assert parse_move("place in slot 0", moves) == (3, "")
-    assert parse_move("slot 0", moves)[0] is None  # only the first word may be left out
     assert parse_move("discard drawn card", moves) == (6, "")
     assert parse_move("ask player_1 for qh", moves) == (12, "")
+    assert parse_move("ask player_1 for Q\u2665", moves) == (12, "")
+
+
+def test_short_names_a_person_types_are_accepted():
+    """The words of a move in order, a card with or without its suit symbol."""
+    thirty_one = [
+        (0, "draw from the deck"),
+        (1, "take 5\u2665 from the discard pile"),
+        (2, "knock"),
+    ]
+    assert parse_move("draw", thirty_one) == (0, "")
+    assert parse_move("take", thirty_one) == (1, "")
+    assert parse_move("take discard", thirty_one) == (1, "")
+    assert parse_move("knock", thirty_one) == (2, "")
+    placing = [
+        (3, "discard Q\u2660, keep 5\u2665 (score 9)"),
+        (4, "discard 9\u2663, keep 5\u2665 (score 10)"),
+        (6, "discard 5\u2665, the drawn card (score 10)"),
+    ]
+    assert parse_move("discard Q\u2660", placing) == (3, "")
+    assert parse_move("discard qs", placing) == (3, "")
+    assert parse_move("9c", placing) == (4, "")
+    assert parse_move("disc 9c", placing) == (4, "")  # the start of a word
+    assert "fits several moves" in parse_move("discard", placing)[1]
+    tricks = [(2, "play 2\u2660"), (3, "play 3\u2660"), (13, "play 3\u2665")]
+    for said in ("play 3\u2660", "play 3S", "play 3s", "3\u2660", "3S", "3s"):
+        assert parse_move(said, tricks) == (3, ""), said
+    assert parse_move("2", tricks) == (3, "")  # a number is the list's
+    assert "fits several moves" in parse_move("play 3", tricks)[1]
+    assert parse_move("play 2", tricks) == (2, "")  # one 2: the suit can be left out
+    cards = [(0, "play 7 on 0^ (1 -> 7)"), (6, "play 77 on 0^ (1 -> 77)"),
+             (16, "play 7 on 2v (100 -> 7)")]
+    assert parse_move("7 on 0", cards) == (0, "")  # 7 is not the start of 77
+    assert parse_move("77", cards)[0] is None  # a number off the list
+    literature = [(1, "ask player_1 for Q\u2665"), (49, "ask player_3 for Q\u2665"),
+                  (50, "ask player_3 for K\u2665")]
+    assert parse_move("3 qh", literature) == (49, "")
+    assert parse_move("player_3 Q\u2665", literature) == (49, "")
+
+
+def test_long_move_lists_are_shown_a_group_per_line():
+    entries = [(k, f"ask player_1 for {c}", ("ask player_1 for", c))
+               for k, c in enumerate(["A\u2660", "2\u2660", "3\u2660"] * 10, 1)]
+    entries.append((31, "declare low \u2660", None))
+    lines = move_table(entries, 80, grouped=True)
+    assert len(lines) == 6 and lines[-1][0] == "  31. declare low \u2660"  # 7 a line
+    assert lines[0][0].startswith("  ask player_1 for:  1. A\u2660  ")
+    assert lines[1][0].startswith(" " * 20) and lines[1][1].startswith("  ask player_1 for:")
+    assert all(len(line) < 80 for line, _ in lines)
+    assert len(move_table(entries, 80, grouped=False)) == 31
+
+
+@pytest.mark.parametrize("name", ENV_NAMES)
+def test_the_rules_page_is_for_players(name):
+    """Written for players: no code names, no action indices from 0, shipped with the package."""
+    text = rules_page(load_spec(name))
+    assert "HOW TO PLAY" in text.splitlines()[0]
+    for word in ("board", "BoardIndex", "action 0", "index", "RULES.md", "docstring", "``"):
+        assert word not in text, word
+    assert "q quits" in text
+    assert all(len(line) <= 79 for line in text.splitlines())

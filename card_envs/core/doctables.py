@@ -34,6 +34,14 @@ BEGIN = "<!-- BEGIN GENERATED TABLES -->"
 END = "<!-- END GENERATED TABLES -->"
 
 
+SOURCE = re.compile(r"(?<!\[)\b([Ss]ource 00(\d))\b(?!\])")
+
+
+def link_sources(text: str, sources_md: str = "../sources.md") -> str:
+    """``source 003`` as a link to its entry in docs/sources.md (``sources_md``: the path)."""
+    return SOURCE.sub(lambda m: f"[{m.group(1)}]({sources_md}#source-00{m.group(2)})", text)
+
+
 def _config_label(kwargs: dict) -> str:
     return ", ".join(f"{k}={v!r}" for k, v in kwargs.items()) or "defaults"
 
@@ -61,7 +69,7 @@ def tables(env_name: str) -> str:
         out.append("")
         out.append("| action | meaning |")
         out.append("|---|---|")
-        out += [f"| {idx} | {meaning} |" for idx, meaning in rows]
+        out += [f"| {idx} | {link_sources(meaning)} |" for idx, meaning in rows]
         out.append("")
     game = spec.make_game()
     for name, enc_cls in spec.encoders.items():
@@ -70,7 +78,7 @@ def tables(env_name: str) -> str:
         out.append("")
         doc = (enc_cls.__doc__ or "").strip().split("\n\n")[0].replace("\n", " ")
         if doc:
-            out.append(" ".join(doc.split()))
+            out.append(link_sources(" ".join(doc.split())))
             out.append("")
         out.append(enc.layout.markdown())
         out.append("")

@@ -5,13 +5,18 @@ game g of a run with seed S draws its deal and chance events from the generator
 ``default_rng([S, g, 0])`` and the agents' choices from ``default_rng([S, g, 1])``
 (``[S, g, 2]`` in the second game of a duplicate pair), so a run is reproducible
 and a duplicate pair replays exactly the same deal with fresh agent randomness.
+
+Reports (``MatchResult.summary``) say what the game's score counts (``Game.score_name``),
+give one line per team in team games (``Game.teams``), and for games that rank players by
+the order they go out (``place`` in the game's results, e.g. Palace) give losses and places
+instead of "wins" that would only mean "not last" (``Game.result_note`` says what a loss is).
 """
 
 from __future__ import annotations
 
 import math
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 import numpy as np
 
@@ -38,6 +43,7 @@ class GameRecord:
     scores: np.ndarray | None  # per seat, game-specific
     steps: int
     truncated: bool
+    places: list[int] | None = None  # per seat (1 = first out), for games that rank players
 
 
 def play_game(
@@ -58,7 +64,15 @@ def play_game(
         if not game.legal_mask(s)[action]:
             game.check_action(s, action)  # raises with the action and the legal ones
         game.apply(s, action, game_rng)
-    return GameRecord(game.payoffs(s), game.scores(s), s.steps, s.truncated)
+    return GameRecord(game.payoffs(s), game.scores(s), s.steps, s.truncated, _places(game, s))
+
+
+def _places(game: Game, s) -> list[int] | None:
+    """Each seat's place at the end of a game, when the game's results give every seat one."""
+    if not (s.terminal or s.truncated):
+        return None
+    places = [r.get("place") for r in game.results(s)]
+    return None if any(p is None for p in places) else [int(p) for p in places]
 
 
 def _rngs(seed: int, g: int, replay: int = 0) -> tuple[np.random.Generator, np.random.Generator]:
@@ -71,7 +85,9 @@ class Tally:
     """Win / draw / loss counts of one contestant, with rates and 95% Wilson intervals.
 
     A game counts as a win when the contestant's payoff is positive, a loss when
-    negative, a draw when zero (games cut by the step cap pay 0: draws).
+    negative, a draw when zero (e.g. a game cut by the step cap that pays 0). Games that
+    rank their players also count each place (``place_counts[k]``: games ended in place
+    k + 1), and their reports give losses and places instead of wins.
     """
 
     name: str
@@ -82,8 +98,11 @@ class Tally:
     score_sum: float = 0.0
     score_sq_sum: float = 0.0
     scored: int = 0
+    score_min: float = math.inf
+    score_max: float = -math.inf
+    place_counts: list[int] = field(default_factory=list)
 
-    def add(self, payoff: float, score: float | None = None) -> None:
+    def add(self, payoff: float, score: float | None = None, place: int | None = None) -> None:
         if payoff > 0:
             self.wins += 1
         elif payoff < 0:
@@ -95,10 +114,21 @@ class Tally:
             self.score_sum += score
             self.score_sq_sum += score * score
             self.scored += 1
+            self.score_min = min(self.score_min, score)
+            self.score_max = max(self.score_max, score)
+        if place is not None:
+            if place > len(self.place_counts):
+                self.place_counts += [0] * (place - len(self.place_counts))
+            self.place_counts[place - 1] += 1
 
     @property
     def games(self) -> int:
         return self.wins + self.draws + self.losses
+
+    @property
+    def placed(self) -> int:
+        """Games with a place (finished games of a game that ranks its players)."""
+        return sum(self.place_counts)
 
     def rate(self, what: str) -> tuple[float, float, float]:
         """(rate, low, high) for ``wins``, ``draws`` or ``losses``."""
@@ -118,16 +148,30 @@ class Tally:
     def mean_score(self) -> float | None:
         return self.score_sum / self.scored if self.scored else None
 
+    @property
+    def mean_place(self) -> float | None:
+        n = self.placed
+        return sum(k * c for k, c in enumerate(self.place_counts, 1)) / n if n else None
+
     def score_interval(self) -> tuple[float, float]:
-        """A 95% normal-approximation interval for the mean score."""
+        """A 95% interval for the mean score, inside the range of the scores seen.
+
+        The normal approximation, clipped to the lowest and highest score observed: a mean
+        can be neither below the one nor above the other, and both lie inside the range
+        the score can take (near its bounds, e.g. 0 lives, the plain normal interval would
+        cross them).
+        """
         n, mean = self.scored, self.mean_score or 0.0
         if n < 2:
             return (mean, mean)
         var = max(0.0, (self.score_sq_sum - n * mean * mean) / (n - 1))
         half = Z95 * math.sqrt(var / n)
-        return (mean - half, mean + half)
+        return (max(mean - half, self.score_min), min(mean + half, self.score_max))
 
     def summary(self) -> str:
+        """One line: rates with 95% intervals (losses and places for games that rank players)."""
+        if self.placed:
+            return self._placed_summary()
         w, wl, wh = self.rate("wins")
         d, _, _ = self.rate("draws")
         lo, ll, lh = self.rate("losses")
@@ -143,10 +187,30 @@ class Tally:
             text += f"  mean score {self.mean_score:.2f} [{low:.2f}, {high:.2f}]"
         return text
 
+    def _placed_summary(self) -> str:
+        lo, ll, lh = self.rate("losses")
+        unranked = self.games - self.placed
+        places = " ".join(
+            f"{_ordinal(k)} {c / self.placed:.1%}" for k, c in enumerate(self.place_counts, 1)
+        )
+        text = f"{self.name}: lost {lo:.1%} [{ll:.1%}, {lh:.1%}]"
+        if unranked:
+            text += f"  unranked {unranked / self.games:.1%}"
+        text += f"  places {places}  mean place {self.mean_place:.2f}"
+        return text + f"  mean payoff {self.mean_payoff:+.3f}"
+
+
+def _ordinal(k: int) -> str:
+    return {1: "1st", 2: "2nd", 3: "3rd"}.get(k, f"{k}th")
+
 
 @dataclass
 class MatchResult:
-    """Results of a run: one Tally per contestant, plus per-seat payoffs and game lengths."""
+    """Results of a run: one Tally per contestant, plus per-seat payoffs and game lengths.
+
+    ``teams`` lists the contestants (indices into ``tallies``) that shared a team in every
+    game, when the game has teams; ``score_name`` says what the score counts.
+    """
 
     tallies: list[Tally]
     games: int
@@ -155,13 +219,56 @@ class MatchResult:
     truncated: int
     seat_payoff: list[float] = field(default_factory=list)
     kind: str = "match"
+    score_name: str = "score"
+    teams: list[list[int]] | None = None
+    rotated: bool = True
+    result_note: str = ""
+
+    def team_tallies(self) -> list[Tally]:
+        """One Tally per team ("team A (a@0, b@2)"), or the contestants' when no teams."""
+        if not self.teams:
+            return list(self.tallies)
+        out = []
+        for k, members in enumerate(self.teams):
+            names = ", ".join(self.tallies[i].name for i in members)
+            out.append(replace(self.tallies[members[0]], name=f"team {chr(65 + k)} ({names})"))
+        return out
 
     def summary(self) -> str:
-        head = (
-            f"{self.games} {'pairs' if self.kind == 'duplicate' else 'games'}, seed {self.seed}, "
+        """The run (games, seed, seating), what the figures mean, then one line per contestant.
+
+        Team games get one line per team instead: its members share every result.
+        """
+        duplicate = self.kind == "duplicate"
+        if duplicate:
+            seating = "every deal played twice with the seats swapped"
+        elif len(self.tallies) == 1:
+            seating = "one player"
+        else:
+            seating = "seats rotated every game" if self.rotated else "fixed seats"
+        lines = [
+            f"{self.games} {'pairs' if duplicate else 'games'}, seed {self.seed}, {seating}; "
             f"mean length {self.mean_length:.1f} steps, {self.truncated} cut by the step cap"
-        )
-        return "\n".join([head, *(t.summary() for t in self.tallies)])
+        ]
+        placed = any(t.placed for t in self.tallies)
+        if placed:
+            unplaced = any(t.placed < t.games for t in self.tallies)
+            lines.append(
+                f"lost = {self.result_note or 'a lost game; place 1 = the best place'}"
+                + ("; places are shares of the games that ranked the players" if unplaced else "")
+            )
+        if any(t.scored for t in self.tallies):
+            pair = " (both games of a pair added)" if duplicate else ""
+            lines.append(
+                f"score = {self.score_name}{pair}; [low, high] = 95% interval (Wilson for "
+                "rates; for the mean score, normal, within the scores seen)"
+            )
+        elif not placed:
+            lines.append("[low, high] = 95% Wilson interval")
+        if self.teams:
+            lines.append("one line per team: its players share every result")
+        lines += [t.summary() for t in self.team_tallies()]
+        return "\n".join(lines)
 
 
 def evaluate(
@@ -183,6 +290,7 @@ def evaluate(
         raise ValueError(f"{game.name} has {n} seats; give {n} agents, got {len(agents)}")
     names = list(names) if names is not None else [_agent_name(a, i) for i, a in enumerate(agents)]
     tallies = [Tally(names[i]) for i in range(n)]
+    shifts = range(min(games, n)) if rotate else range(1)
     seat_payoff = np.zeros(n)
     lengths = 0
     truncated = 0
@@ -195,11 +303,16 @@ def evaluate(
         rec = play_game(game, lineup, *_rngs(seed, g))
         for i, seat in enumerate(seats):
             tallies[i].add(
-                float(rec.payoffs[seat]), None if rec.scores is None else float(rec.scores[seat])
+                float(rec.payoffs[seat]),
+                None if rec.scores is None else float(rec.scores[seat]),
+                None if rec.places is None else rec.places[seat],
             )
         seat_payoff += rec.payoffs
         lengths += rec.steps
         truncated += rec.truncated
+    for tally in tallies:  # every place listed, those never reached too
+        if tally.place_counts:
+            tally.place_counts += [0] * (n - len(tally.place_counts))
     return MatchResult(
         tallies,
         games,
@@ -207,7 +320,30 @@ def evaluate(
         lengths / max(games, 1),
         truncated,
         (seat_payoff / max(games, 1)).tolist(),
+        score_name=game.score_name,
+        teams=_contestant_teams(game, shifts),
+        rotated=rotate,
+        result_note=game.result_note,
     )
+
+
+def _contestant_teams(game: Game, shifts: Sequence[int]) -> list[list[int]] | None:
+    """The contestants that sat on one team in every game (seat i + shift), or None.
+
+    With alternating teams (Literature: even and odd seats) rotation by one seat keeps
+    contestants i and i + 2 together, so the teams of contestants stay fixed.
+    """
+    seat_teams = game.teams()
+    if not seat_teams or not shifts:
+        return None
+    n = game.num_players
+    team_of = {seat: k for k, seats in enumerate(seat_teams) for seat in seats}
+    groups: dict[tuple[int, ...], list[int]] = {}
+    for i in range(n):
+        groups.setdefault(tuple(team_of[(i + s) % n] for s in shifts), []).append(i)
+    if len(groups) != len(seat_teams):
+        return None  # the rotation split a team: report contestants one by one
+    return sorted(groups.values())
 
 
 def duplicate_evaluate(
@@ -234,8 +370,10 @@ def duplicate_evaluate(
     ta, tb = Tally(names[0]), Tally(names[1])
     lengths = 0
     truncated = 0
+    scored = True
     for g in range(pairs):
         first = play_game(game, [agent_a, agent_b], *_rngs(seed, g))
+        scored = first.scores is not None
         second = play_game(game, [agent_b, agent_a], *_rngs(seed, g, replay=1))
         a_total = _points(first, 0) + _points(second, 1)
         b_total = _points(first, 1) + _points(second, 0)
@@ -245,7 +383,13 @@ def duplicate_evaluate(
         lengths += first.steps + second.steps
         truncated += first.truncated + second.truncated
     return MatchResult(
-        [ta, tb], pairs, seed, lengths / max(2 * pairs, 1), truncated, kind="duplicate"
+        [ta, tb],
+        pairs,
+        seed,
+        lengths / max(2 * pairs, 1),
+        truncated,
+        kind="duplicate",
+        score_name=game.score_name if scored else "payoff",
     )
 
 

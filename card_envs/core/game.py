@@ -98,10 +98,14 @@ class Game(ABC):
 
     Metadata (OpenSpiel style): ``name``, ``num_players``, ``num_actions``,
     ``max_steps`` (the step cap: reaching it truncates), ``min_payoff`` and
-    ``max_payoff`` (bounds of ``payoffs``).
+    ``max_payoff`` (bounds of ``payoffs``), ``score_name`` (what ``scores`` counts, in
+    words, for reports: e.g. ``tricks won``) and ``result_note`` (for games whose results
+    rank the players: what losing is, in words).
     """
 
     name: ClassVar[str] = ""
+    score_name: ClassVar[str] = "score"
+    result_note: ClassVar[str] = ""
     num_players: int
     num_actions: int
     max_steps: int
@@ -174,8 +178,8 @@ class Game(ABC):
         if not self.legal_mask(state)[a]:
             legal = ", ".join(f"{i} ({self.action_name(i)})" for i in self.legal_actions(state))
             raise IllegalActionError(
-                f"{self.name}: action {a} ({self.action_name(a)}) is illegal for player "
-                f"{state.player} now; legal: {legal}"
+                f"{self.name}: action {a} ({self.action_name(a)}) is illegal for "
+                f"player_{state.player} now; legal: {legal}"
             )
         return a
 
@@ -206,6 +210,10 @@ class Game(ABC):
 
     def scores(self, state: State) -> np.ndarray | None:
         """A game-specific score per seat (tricks, cards played, ...), or None."""
+        return None
+
+    def teams(self) -> list[list[int]] | None:
+        """The seats of each team when seats share one result (None: each seat plays alone)."""
         return None
 
     def result(self, state: State, player: int) -> dict[str, Any]:

@@ -3,8 +3,9 @@
 Observation and reward always belong to the learner. The reward of a step is
 everything the learner's seat earned from its action up to its next decision
 (opponents' moves included). ``action_masks()`` gives the learner's legal
-actions (what sb3-contrib's MaskablePPO asks for); ``info["action_mask"]`` carries
-the same mask. With ``dict_obs=True`` the observation is PettingZoo-style
+actions as bool (what sb3-contrib's MaskablePPO asks for); ``info["action_mask"]``
+carries the same actions as int8, the dtype of PettingZoo's observation masks
+(docs/api.md, "Action masks"). With ``dict_obs=True`` the observation is PettingZoo-style
 ``{"observation": ..., "action_mask": ...}``.
 
 An illegal action ends the episode with ``illegal_reward`` (default -1) and
@@ -24,7 +25,7 @@ from gymnasium import spaces
 from card_envs.core.agents import Agent, make_agent
 from card_envs.core.dtypes import INT8
 from card_envs.core.encoding import Encoder
-from card_envs.core.game import Game, IllegalActionError, State, check_int
+from card_envs.core.game import Game, IllegalActionError, State, check_choice, check_int
 
 if TYPE_CHECKING:
     from card_envs.core.spec import GameSpec
@@ -64,8 +65,20 @@ class SingleAgentEnv(gym.Env):
         self.encoder = encoder
         self.metadata = spec.metadata
         self.render_mode = render_mode
+        if not isinstance(dict_obs, (bool, np.bool_)):
+            raise ValueError(f"dict_obs={dict_obs!r} is not valid; choose one of False, True")
+        if illegal_reward is not None and not (
+            isinstance(illegal_reward, (int, float, np.integer, np.floating))
+            and not isinstance(illegal_reward, (bool, np.bool_))
+            and np.isfinite(illegal_reward)
+        ):
+            raise ValueError(
+                f"illegal_reward={illegal_reward!r} is not valid; give a finite number, or None "
+                "to raise IllegalActionError on an illegal action"
+            )
+        check_choice("render_mode", render_mode, (None, *spec.metadata["render_modes"]))
         self.dict_obs = bool(dict_obs)
-        self.illegal_reward = illegal_reward
+        self.illegal_reward = None if illegal_reward is None else float(illegal_reward)
         n = game.num_players
         if learner_seat is not None:
             check_int("learner_seat", learner_seat, 0, n - 1)

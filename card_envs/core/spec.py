@@ -50,6 +50,9 @@ class GameSpec:
     # game.action_name.
     move_label: Callable[[Game, State, int, int], str] | None = None
     describe_move: Callable[[Game, State, int, int, State], str] | None = None
+    # For long move lists: (game, state, seat, action) -> (group, short text), e.g.
+    # ("ask player_3 for", "Q♥"), so that the list is shown a group per line; None: no group.
+    move_group: Callable[[Game, State, int, int], tuple[str, str] | None] | None = None
 
     def __reduce__(self):
         # Pickle by name: an unpickled env gets the one registered spec back.

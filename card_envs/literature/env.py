@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import textwrap
+
 from card_envs.core.cards import unicode_ok
 from card_envs.core.spec import GameSpec
 from card_envs.literature.agents import AGENTS
@@ -21,13 +23,15 @@ TEAM_NAMES = ("even", "odd")
 
 def render(game: Literature, s: LiteratureState, player: int | None = None) -> str:
     """The table as text: every hand when ``player`` is None, else that seat's hand, the hand
-    sizes and what that seat has proven about the others' cards."""
+    sizes and what that seat has proven about the others' cards. Lines fit 80 columns but
+    for long hands and long lists of known cards."""
     uni = unicode_ok()
+    rules = ", original rules" if game.original else ""
     lines = [
-        f"Literature ({game.num_players} players, {game.rules} rules), step {s.steps}: "
-        f"even seats {s.score[0]}, odd seats {s.score[1]} half-suits"
+        f"Literature ({game.num_players} players{rules}), step {s.steps}: half-suits won: "
+        f"even seats {s.score[0]}, odd seats {s.score[1]}"
     ]
-    lines.append("half-suits: " + ", ".join(_half_suit_state(s, h, uni) for h in range(8)))
+    lines += _pack("half-suits ", _half_suits_parts(s, uni))
     view = game.view(s, player) if player is not None else None
     for q in range(game.num_players):
         me = " (you)" if q == player else ""
@@ -37,11 +41,13 @@ def render(game: Literature, s: LiteratureState, player: int | None = None) -> s
         else:
             known = [c for c in range(48) if view.holds()[q, c]]
             lines.append(f"{head}: known to hold {_cards(known, uni)}")
-    for asker, asked, card, success in s.last_asks:
-        lines.append(
-            f"player_{asker} asked player_{asked} for {card_label(card, uni)}: "
-            f"{'got it' if success else 'no'}"
-        )
+    asks = [
+        f"player_{asker} asked player_{asked} for {card_label(card, uni)}: "
+        f"{'got it' if success else 'no'}"
+        for asker, asked, card, success in s.last_asks
+    ]
+    if asks:
+        lines += _pack("last asks: ", asks)
     if s.claim_half >= 0:
         named = (
             ", ".join(
@@ -61,19 +67,32 @@ def render(game: Literature, s: LiteratureState, player: int | None = None) -> s
     return "\n".join(lines)
 
 
+def _half_suits_parts(s: LiteratureState, uni: bool) -> list[str]:
+    """``in play: low ♠, ...``, ``even seats won: high ♥ (player_2)``, ``discarded: ...``."""
+    parts: dict[str, list[str]] = {}
+    for h in range(8):
+        outcome = s.outcome[h]
+        label = half_suit_label(h, uni)
+        if outcome == LIVE:
+            parts.setdefault("in play", []).append(label)
+        elif outcome == DISCARDED:
+            parts.setdefault("discarded", []).append(label)
+        else:
+            parts.setdefault(f"{TEAM_NAMES[outcome]} seats won", []).append(
+                f"{label} (player_{s.declarer[h]})"
+            )
+    return [f"{k}: {', '.join(v)}" for k, v in parts.items()]
+
+
+def _pack(head: str, items: list[str], width: int = 79) -> list[str]:
+    """``head`` and the items joined by "; " in lines of ``width``, no item split (if short)."""
+    glued = [item.replace(" ", "\u00a0") for item in items]  # textwrap keeps these whole
+    lines = textwrap.wrap(head + "; ".join(glued), width, subsequent_indent="  ")
+    return [line.replace("\u00a0", " ") for line in lines]
+
+
 def _cards(cards: list[int], uni: bool) -> str:
     return " ".join(card_label(c, uni) for c in cards) or "-"
-
-
-def _half_suit_state(s: LiteratureState, h: int, uni: bool) -> str:
-    outcome = s.outcome[h]
-    if outcome == LIVE:
-        state = "in play"
-    elif outcome == DISCARDED:
-        state = "discarded"
-    else:
-        state = f"{TEAM_NAMES[outcome]} (player_{s.declarer[h]})"
-    return f"{half_suit_label(h, uni)} {state}"
 
 
 def move_text(game: Literature, s: LiteratureState, seat: int, action: int) -> str:
@@ -89,6 +108,19 @@ def move_text(game: Literature, s: LiteratureState, seat: int, action: int) -> s
         card = list(cards_of_half_suit(s.claim_half))[len(s.claim_names)]
         return f"name player_{holder} as holder of {card_label(card, uni)}"
     return f"name player_{holder}"
+
+
+def move_group(
+    game: Literature, s: LiteratureState, seat: int, action: int
+) -> tuple[str, str] | None:
+    """Asks shown an opponent per line (``ask player_3 for: Q♥ ...``), declarations on one."""
+    uni = unicode_ok()
+    if action < game.num_asks:
+        j, card = divmod(action, NUM_CARDS)
+        return f"ask player_{game.opponent(seat, j)} for", card_label(card, uni)
+    if action < game.name_base:
+        return "declare", half_suit_label(action - game.declare_base, uni)
+    return None
 
 
 def outcome_text(
@@ -123,6 +155,7 @@ SPEC = GameSpec(
     variants=({}, {"num_players": 4}, {"num_players": 8}, {"rules": "original"}),
     move_label=move_text,
     describe_move=outcome_text,
+    move_group=move_group,
 )
 
 env, raw_env, gym_env = SPEC.factories()

@@ -154,6 +154,7 @@ class Literature(Game):
     """Literature (see the module docstring and docs/games/literature.md)."""
 
     name = "literature"
+    score_name = "half-suits won by the team"
 
     def __init__(self, num_players: int | None = None, rules: str = "standard",
                  max_steps: int = 400):
@@ -439,6 +440,10 @@ class Literature(Game):
     def scores(self, s: LiteratureState) -> np.ndarray:
         """The half-suits each seat's team scored."""
         return np.array([s.score[p % 2] for p in range(self.num_players)], dtype=np.float64)
+
+    def teams(self) -> list[list[int]]:
+        """The even seats and the odd seats."""
+        return [list(range(0, self.num_players, 2)), list(range(1, self.num_players, 2))]
 
     def results(self, s: LiteratureState) -> list[dict[str, Any]]:
         infos = super().results(s)

@@ -1,10 +1,11 @@
-"""Rule-based agents for 98 Cards."""
+"""Agents for 98 Cards: the greedy rule agent, the expert planner and its sampling search."""
 
 from __future__ import annotations
 
 import numpy as np
 
 from card_envs.core.agents import BaseAgent
+from card_envs.ninety_eight_cards.expert import ExpertAgent, SearchAgent
 from card_envs.ninety_eight_cards.rules import _PILE_INDEX, END_TURN, JUMPS, CardsView
 
 
@@ -37,4 +38,4 @@ class GreedyAgent(BaseAgent):
         return int(plays[int(np.argmin(costs))])
 
 
-AGENTS = {"greedy": GreedyAgent}
+AGENTS = {"greedy": GreedyAgent, "expert": ExpertAgent, "ismcts": SearchAgent}

@@ -53,6 +53,26 @@ def move_label(game: NinetyEightCards, s: CardsState, seat: int, action: int) ->
     return f"play {card} on {p_name(pile)} ({top} -> {card})"
 
 
+def move_group(
+    game: NinetyEightCards, s: CardsState, seat: int, action: int
+) -> tuple[str, str] | None:
+    """The moves shown a pile per line: ``2v (top 60): 45 ...``; ending the turn alone."""
+    if action == END_TURN:
+        return None
+    pile, slot = divmod(action, HAND_SIZE)
+    return f"{p_name(pile)} (top {int(s.piles[pile])})", str(s.hand[slot])
+
+
+def move_text(
+    game: NinetyEightCards, before: CardsState, seat: int, action: int, after: CardsState
+) -> str:
+    """``play 45 on 2v`` (or ``end turn``)."""
+    if action == END_TURN:
+        return "end turn"
+    pile, slot = divmod(action, HAND_SIZE)
+    return f"play {before.hand[slot]} on {p_name(pile)}"
+
+
 def p_name(pile: int) -> str:
     return f"{pile}{'^' if ASCENDING[pile] else 'v'}"
 
@@ -69,6 +89,8 @@ SPEC = GameSpec(
     strongest_agent="greedy",
     num_players=(1,),
     move_label=move_label,
+    describe_move=move_text,
+    move_group=move_group,
     variants=(
         {},
         {"reward": "original"},

@@ -209,6 +209,7 @@ class NinetyEightCards(Game):
     """98 Cards (see the module docstring and docs/games/ninety_eight_cards.md)."""
 
     name = "ninety_eight_cards"
+    score_name = "cards played"
     num_players = 1
 
     def __init__(self, rules: str = "standard", reward: str = "default"):

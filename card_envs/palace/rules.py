@@ -1,4 +1,4 @@
-"""Rules of Palace (source 000; RULES.md, Palace section).
+"""Rules of Palace (source 000; the rules and decisions of docs/games/palace.md).
 
 52 cards, suits ignored; ranks 2..A are indexed 0..12. Each player has 3 face-down
 cards, 3 face-up cards and 3 in hand; the rest is the draw pile. Players play cards
@@ -235,6 +235,8 @@ class Palace(Game):
     """Palace for 2-5 players (see the module docstring and docs/games/palace.md)."""
 
     name = "palace"
+    result_note = ("the last player left holding cards (at the step cap, the players holding "
+                   "the most share the loss); place 1 = first out")
     max_steps = 1000
 
     def __init__(self, num_players: int = 3, swap_phase: bool = False, reward: str = "default"):
@@ -413,7 +415,10 @@ class Palace(Game):
     def _apply(self, s: PalaceState, action: int, rng: np.random.Generator) -> np.ndarray | None:
         if action >= SWAP_BASE:
             self._swap(s, action)
-            return None
+            if s.steps + 1 < self.max_steps:
+                return None
+            return self._shaped_rewards(s, s.player, 0.0, False, True) if self.shaped else \
+                self._result_payoffs(s, True)
         p = s.player
         if action < FACE_UP_BASE:
             kind = FROM_HAND
@@ -445,9 +450,10 @@ class Palace(Game):
             while s.is_out[q]:
                 q = after[q]
             s.player = q
+        capped = not s.terminal and s.steps + 1 >= self.max_steps  # this step hits the cap
         if not self.shaped:
-            return self.payoffs(s) if s.terminal else None
-        return self._shaped_rewards(s, p, bonus, went_out)
+            return self._result_payoffs(s, capped) if s.terminal or capped else None
+        return self._shaped_rewards(s, p, bonus, went_out, capped)
 
     def _take_from_hand(self, s: PalaceState, p: int, rank: int, count: int) -> None:
         """Remove ``count`` cards of ``rank`` from p's hand."""
@@ -565,7 +571,7 @@ class Palace(Game):
             s.board[p * SEAT_WIDTH + FACE_DOWN_AT] = s.face_down_size[p] * FACE_DOWN_SCALE
         if PLAYABLE[s.top + 1, rank]:
             return BLIND_PLAY, rank, 1, self._place(s, rank, 1)
-        # RULES.md: the revealed card and the whole pile (3s included) go to the hand.
+        # docs/games/palace.md: the revealed card and the whole pile (3s included) go to the hand.
         taken = s.pile.copy()
         taken[rank] += 1
         count = s.pile_size + 1
@@ -660,13 +666,17 @@ class Palace(Game):
                 s.board[at + KNOWN_AT + rank] = known[rank] * COUNT_SCALE
                 s.hand_quarters[p][rank] = hand[rank] * COUNT_SCALE
 
-    def _shaped_rewards(self, s: PalaceState, p: int, bonus: float, went_out: bool) -> np.ndarray:
-        """Source 000's blog-era step rewards for the actor, plus the terminal payoffs."""
-        rewards = self.payoffs(s) if s.terminal else np.zeros(self.num_players)
+    def _shaped_rewards(self, s: PalaceState, p: int, bonus: float, went_out: bool,
+                        capped: bool) -> np.ndarray:
+        """Source 000's blog-era step rewards for the actor, plus the final payoffs."""
+        if s.terminal or capped:
+            rewards = self._result_payoffs(s, capped)
+        else:
+            rewards = np.zeros(self.num_players)
         rewards[p] += bonus
         if went_out:
             rewards[p] += 20.0 if len(s.finished) == 1 else 10.0
-        if not s.terminal and s.steps + 1 >= self.max_steps:
+        if capped:
             # The source's stalemate penalty for everyone still holding cards.
             for q in range(self.num_players):
                 if not s.is_out[q]:
@@ -701,12 +711,37 @@ class Palace(Game):
         return v
 
     def payoffs(self, s: PalaceState) -> np.ndarray:
-        """Loser -1, every other player +1/(n-1); zeros until the game ends (and when truncated)."""
+        """Loser -1, every other player +1/(n-1); zeros until the game ends.
+
+        At the step cap (truncated) the players still holding the most cards share the
+        loss: see ``cap_losers``.
+        """
+        if not (s.terminal or s.truncated):
+            return np.zeros(self.num_players)
+        return self._result_payoffs(s, s.truncated)
+
+    def cap_losers(self, s: PalaceState) -> list[int]:
+        """The seats that lose a game cut by the step cap: of the players still holding cards,
+        those holding the most (hand, face-up and face-down together)."""
+        held = {q: self._cards_held(s, q) for q in range(self.num_players) if not s.is_out[q]}
+        most = max(held.values())
+        return [q for q, count in held.items() if count == most]
+
+    def _cards_held(self, s: PalaceState, q: int) -> int:
+        return s.hand_size[q] + s.face_up_size[q] + s.face_down_size[q]
+
+    def _result_payoffs(self, s: PalaceState, capped: bool) -> np.ndarray:
+        """The game's result: the loser -1, every other player +1/(n-1). In a game cut by the
+        cap with k players tied for the most cards, each of them gets the expected payoff of
+        a fair draw for the loss among them, -1/k + (1 - 1/k)/(n-1) (still zero-sum)."""
         n = self.num_players
-        if not s.terminal:
-            return np.zeros(n)
         pay = np.full(n, 1.0 / (n - 1))
-        pay[s.loser] = -1.0
+        if capped:
+            losers = self.cap_losers(s)
+            k = len(losers)
+            pay[losers] = -1.0 / k + (1.0 - 1.0 / k) / (n - 1)
+        else:
+            pay[s.loser] = -1.0
         return pay
 
     def results(self, s: PalaceState) -> list[dict[str, Any]]:
@@ -716,10 +751,21 @@ class Palace(Game):
         return infos
 
     def place(self, s: PalaceState, player: int) -> int | None:
-        """1 for the first player out, ..., n for the loser; None while still undecided."""
+        """1 for the first player out, ..., n for the loser; None while still undecided.
+
+        In a game cut by the step cap the players still holding cards follow those out,
+        fewest cards first; players holding as many cards share the better place.
+        """
         if s.is_out[player]:
             return s.finished.index(player) + 1
-        return self.num_players if s.terminal else None
+        if s.terminal:
+            return self.num_players
+        if s.truncated:
+            mine = self._cards_held(s, player)
+            fewer = sum(1 for q in range(self.num_players)
+                        if not s.is_out[q] and self._cards_held(s, q) < mine)
+            return len(s.finished) + fewer + 1
+        return None
 
     # --- consistency --------------------------------------------------------------------
     def check_invariants(self, s: PalaceState) -> None:

@@ -64,20 +64,22 @@ class PolicyAgent(BaseAgent):
     def act(self, view: View, rng: np.random.Generator) -> int:
         obs = th.as_tensor(self.encoder.encode(view)).unsqueeze(0)
         mask = view.legal
-        with th.no_grad():
+        with th.inference_mode():
             if self.algo == "dqn":
                 batch = {"observation": obs, "action_mask": th.from_numpy(mask[None].copy())}
                 return _best_legal(self.policy.q_net(batch)[0].numpy(), mask)
-            if self.deterministic:
-                # the masked distribution's mode, without building the distribution
-                policy = self.policy
-                features = policy.extract_features(obs, policy.pi_features_extractor)
-                logits = policy.action_net(policy.mlp_extractor.forward_actor(features))[0]
-                return _best_legal(logits.numpy(), mask)
-            dist = self.policy.get_distribution(obs, action_masks=mask[None, :].astype(bool))
-            probs = dist.distribution.probs[0].numpy().astype(np.float64)
-            probs /= probs.sum()
-            return int(rng.choice(len(probs), p=probs))
+            # the masked distribution's logits, without building the distribution
+            policy = self.policy
+            features = policy.extract_features(obs, policy.pi_features_extractor)
+            logits = policy.action_net(policy.mlp_extractor.forward_actor(features))[0]
+        if self.deterministic:
+            return _best_legal(logits.numpy(), mask)
+        # sample from the softmax over the legal actions (what the masked distribution is)
+        legal = np.flatnonzero(mask)
+        z = logits.numpy()[legal].astype(np.float64)
+        probs = np.exp(z - z.max())
+        probs /= probs.sum()
+        return int(legal[rng.choice(len(legal), p=probs)])
 
     def __repr__(self) -> str:
         return f"PolicyAgent({self.name!r}, {self.algo})"
@@ -89,11 +91,17 @@ def _best_legal(values: np.ndarray, mask: np.ndarray) -> int:
     return int(legal[np.argmax(values[legal])])
 
 
-def save_model(model, path: Path, meta: dict[str, Any]) -> None:
-    """Write ``path.zip`` and ``path.json`` atomically (a crash never leaves half a file)."""
+def save_model(model, path: Path, meta: dict[str, Any], drop_optimizer: bool = False) -> None:
+    """Write ``path.zip`` and ``path.json`` atomically (a crash never leaves half a file).
+
+    ``drop_optimizer`` empties the optimizer's state first (Adam's moments: twice the
+    weights' size), for models that are shipped to play, not to train on.
+    """
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     tmp = path.with_name(path.name + ".tmp.zip")
+    if drop_optimizer:
+        model.policy.optimizer.state.clear()
     model.save(tmp)
     os.replace(tmp, path.with_suffix(".zip"))
     write_json(path.with_suffix(".json"), meta)
@@ -165,8 +173,13 @@ def load_policy(path: Path):
     return model.policy, meta
 
 
-def load_model_agent(spec, name: str, game: Game, deterministic: bool = True) -> BaseAgent:
-    """An agent from ``model:PATH`` or ``best`` (the shipped model; ValueError if none)."""
+def load_model_agent(spec, name: str, game: Game, deterministic: bool | None = None
+                     ) -> BaseAgent:
+    """An agent from ``model:PATH`` or ``best`` (the shipped model; ValueError if none).
+
+    It plays greedily or samples as its metadata says (``deterministic``, the mode that
+    did better when it was trained; greedy if unsaid), unless ``deterministic`` is given.
+    """
     if name == "best":
         path = shipped_model(spec.env_name, game)
         if path is None:
@@ -190,4 +203,6 @@ def load_model_agent(spec, name: str, game: Game, deterministic: bool = True) ->
             f"trained with {meta.get('game_args', {})})"
         )
     label = "best" if name == "best" else f"model:{Path(path).stem}"
+    if deterministic is None:
+        deterministic = bool(meta.get("deterministic", True))
     return PolicyAgent(game, encoder, policy, meta["algo"], deterministic, label)

@@ -48,6 +48,18 @@ def render(game: SimpleTricks, s: TricksState, player: int | None = None) -> str
     return "\n".join(lines)
 
 
+def move_label(game: SimpleTricks, s: TricksState, seat: int, action: int) -> str:
+    """``play 3♠``: the card as the hand shows it."""
+    return f"play {card_label(action, game.num_values, unicode_ok())}"
+
+
+def move_text(
+    game: SimpleTricks, before: TricksState, seat: int, action: int, after: TricksState
+) -> str:
+    """A played card, as everyone saw it."""
+    return move_label(game, before, seat, action)
+
+
 SPEC = GameSpec(
     name="simple_tricks",
     version=0,
@@ -60,6 +72,8 @@ SPEC = GameSpec(
     strongest_agent="heuristic",
     num_players=(2,),
     variants=({}, {"num_values": 2}, {"num_values": 5}, {"num_values": 26}),
+    move_label=move_label,
+    describe_move=move_text,
 )
 
 env, raw_env, gym_env = SPEC.factories()

@@ -55,6 +55,7 @@ class SimpleTricks(Game):
     """The trick game of source 003 (see the module docstring and docs/games/simple_tricks.md)."""
 
     name = "simple_tricks"
+    score_name = "tricks won"
     num_players = NUM_PLAYERS
 
     def __init__(self, num_values: int = 10):

@@ -76,20 +76,26 @@ def render(game: ThirtyOne, s: ThirtyOneState, player: int | None = None) -> str
 
 
 def move_label(game: ThirtyOne, s: ThirtyOneState, seat: int, action: int) -> str:
-    """A move as the player choosing it sees it: which card goes where, and the new score."""
+    """A move as the player choosing it sees it: which card goes, which stays, the new score.
+
+    ``draw from the deck``, ``take 5♥ from the discard pile``, ``knock``, then (holding a
+    drawn card) ``discard Q♠, keep 5♥ (score 9)`` or ``discard 5♥, the drawn card (score 10)``.
+    """
     uni = unicode_ok()
-    name = game.action_name(action)
+    if action == 0:
+        return "draw from the deck"
     if action == 1 and s.discard:
-        return f"{name} ({describe(s.discard[-1], uni)})"
+        return f"take {describe(s.discard[-1], uni)} from the discard pile"
     if 3 <= action <= 5 and s.drawn >= 0:
         hand = list(s.hands[seat])
         out = hand[action - 3]
         hand[action - 3] = s.drawn
-        swap = f"{describe(s.drawn, uni)} for {describe(out, uni)}"
-        return f"{name}: {swap} (score {game.score(hand):g})"
+        return (f"discard {describe(out, uni)}, keep {describe(s.drawn, uni)} "
+                f"(score {game.score(hand):g})")
     if action == 6 and s.drawn >= 0:
-        return f"{name} ({describe(s.drawn, uni)})"
-    return name
+        return (f"discard {describe(s.drawn, uni)}, the drawn card "
+                f"(score {game.score(s.hands[seat]):g})")
+    return game.action_name(action)
 
 
 def move_text(
@@ -97,12 +103,17 @@ def move_text(
 ) -> str:
     """A move as the table saw it: taken and discarded cards are public, drawn ones are not."""
     uni = unicode_ok()
-    name = game.action_name(action)
+    if action == 0:
+        return "draw from the deck"
     if action == 1 and before.discard:
-        return f"{name} ({describe(before.discard[-1], uni)})"
-    if 3 <= action <= 6 and after.discard and after.rounds == before.rounds:
-        return f"{name}, discarding {describe(after.discard[-1], uni)}"
-    return name
+        return f"take {describe(before.discard[-1], uni)} from the discard pile"
+    if 3 <= action <= 5 and before.drawn >= 0:
+        out = describe(before.hands[seat][action - 3], uni)
+        kept = describe(before.drawn, uni) if before.from_discard else "the drawn card"
+        return f"discard {out}, keep {kept}"
+    if action == 6 and before.drawn >= 0:
+        return f"discard {describe(before.drawn, uni)}, the drawn card"
+    return game.action_name(action)
 
 
 SPEC = GameSpec(

@@ -257,6 +257,7 @@ class ThirtyOne(Game):
     """
 
     name = "thirty_one"
+    score_name = "lives left"
     num_actions = NUM_ACTIONS
 
     # the bool options default to the int 0 so that they validate like every int argument
@@ -495,14 +496,14 @@ class ThirtyOne(Game):
             else:
                 lives[q] = 0
                 knocked_out = True
-        rewards = None
-        if self.reward == "original":  # from the lives before any revival
-            rewards = self.round_rewards({q: scores[q] / 2 for q in seats}, knocker, lives[:])
         # all at 0 needs someone knocked out (the others kept their lives)
         revived = knocked_out and not any([lives[q] for q in seats])
         if revived:
             for q in seats:
                 lives[q] = 1
+        rewards = None
+        if self.reward == "original":  # from the lives after any revival, as the source
+            rewards = self.round_rewards({q: scores[q] / 2 for q in seats}, knocker, lives[:])
         s.rounds += 1
         # the record, made a Showdown only when read: players who are out hold [] since the
         # deal, and the next deal makes new hand lists, so the hands can be kept as they are
@@ -521,7 +522,8 @@ class ThirtyOne(Game):
     def round_rewards(self, scores: dict[int, float], knocker: int, lives: list[int]) -> np.ndarray:
         """Source 001's shaped reward per seat for a settled round (0 for players who were out).
 
-        ``lives`` are the lives after the round's losses, before any revival.
+        ``lives`` are the lives after the round's losses and after any revival (a revived
+        player counts as having 1 life, as in the source).
         """
         out = np.zeros(self.num_players)
         low = min(scores.values())

@@ -1,4 +1,4 @@
-"""Literature rules, scenario by scenario (RULES.md; reference section 3.5, 4 players, teams
+"""Literature rules, scenario by scenario (docs/games/literature.md; 4 players, teams
 {0, 2} against {1, 3}), plus the original rules, encodings, agents and arguments."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""98 Cards rules, scenario by scenario (RULES.md; reference section 5.5)."""
+"""98 Cards rules, scenario by scenario (docs/games/ninety_eight_cards.md)."""
 
 from __future__ import annotations
 

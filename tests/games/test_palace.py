@@ -1,4 +1,4 @@
-"""Palace rules scenario by scenario (RULES.md; reference section 1.5), encodings and agents."""
+"""Palace rules scenario by scenario (docs/games/palace.md), encodings and agents."""
 
 from __future__ import annotations
 
@@ -170,7 +170,7 @@ def test_a_blind_ten_burns_and_replays():
 
 
 def test_a_failed_blind_card_takes_the_threes_too():
-    # RULES.md: on a failed blind play the card and the *whole* pile go to the hand.
+    # docs/games/palace.md: on a failed blind play the card and the *whole* pile go to the hand.
     game, s = three_seats("", pile="8 3", face_down="5")
     game.apply(s, BLIND, RNG)
     assert s.hand[0].tolist() == ranks_count("3 5 8").tolist()
@@ -228,15 +228,58 @@ def test_a_replay_owed_to_a_player_who_went_out_passes_on():
     assert s.is_out[0] and s.player == 1 and not s.terminal
 
 
-def test_the_step_cap_truncates_and_pays_nothing():
-    game = Palace(reward="original")
-    s = game.deal(hands=[ranks("4 4"), ranks("5 5"), ranks("6 6")], face_up=[[], [], []],
-                  face_down=[[], [], []])
+def _near_the_cap(game, hands, face_up=None, face_down=None):
+    n = len(hands)
+    s = game.deal(hands=[ranks(h) for h in hands], face_up=face_up or [[]] * n,
+                  face_down=face_down or [[]] * n)
     s.steps = game.max_steps - 1
+    return s
+
+
+def test_at_the_step_cap_players_out_keep_their_result_and_the_most_cards_lose():
+    game = Palace()
+    s = _near_the_cap(game, ["4 4", "", "6 6"], face_down=[[], [], ranks("9")])
+    assert s.is_out == [False, True, False]
     rewards = game.apply(s, play(1, "4"), RNG)
     assert s.truncated and not s.terminal
-    assert rewards.tolist() == [0.25 - 10.0, -10.0, -10.0], "the source's stalemate penalty"
-    assert game.payoffs(s).tolist() == [0.0, 0.0, 0.0]
+    # seat 1 is out (a winner); seat 2 holds 3 cards, seat 0 one: seat 2 loses
+    assert rewards.tolist() == [0.5, 0.5, -1.0] == game.payoffs(s).tolist()
+    assert [game.place(s, q) for q in range(3)] == [2, 1, 3]
+    assert game.result(s, 2) == {"payoff": -1.0, "truncated": True, "place": 3}
+
+
+def test_at_the_step_cap_players_tied_for_the_most_cards_share_the_loss():
+    game = Palace()
+    s = _near_the_cap(game, ["4 4 4", "5 5", "6 6"])
+    rewards = game.apply(s, play(1, "4"), RNG)  # seat 0 keeps 2 cards: three-way tie
+    assert s.truncated
+    # each of k=3 tied players: a fair draw for the loss, -1/3 + (2/3) * 1/2 = 0
+    assert rewards.tolist() == pytest.approx([0.0, 0.0, 0.0])
+    s = _near_the_cap(game, ["4 4", "5 5", "6 6"])
+    rewards = game.apply(s, play(2, "4"), RNG)  # seat 0 is out; 1 and 2 tie at 2 cards
+    assert s.truncated and s.is_out[0]
+    assert rewards.tolist() == pytest.approx([0.5, -0.25, -0.25])
+    assert sum(rewards) == pytest.approx(0.0)
+    assert [game.place(s, q) for q in range(3)] == [1, 2, 2]
+
+
+def test_picking_up_at_the_step_cap_does_not_turn_a_loss_into_a_draw():
+    game = Palace()
+    s = _near_the_cap(game, ["4", "K K", "A A"])
+    s.pile[r("Q")], s.pile_size, s.top, s.run = 3, 3, r("Q"), 3
+    rewards = game.apply(s, PICK_UP, RNG)  # seat 0 stalls by picking the pile up
+    assert s.truncated
+    assert rewards[0] == -1.0, "the staller now holds the most cards"
+
+
+def test_the_step_cap_with_original_rewards_adds_the_sources_stalemate_penalty():
+    game = Palace(reward="original")
+    s = _near_the_cap(game, ["4 4", "5 5", "6 6"])
+    rewards = game.apply(s, play(1, "4"), RNG)
+    assert s.truncated and not s.terminal
+    # seats 1 and 2 tie for the most cards (2): -1/2 + 1/2 * 1/2 = -0.25 each, seat 0 +0.5
+    assert rewards.tolist() == pytest.approx([0.5 + 0.25 - 10.0, -0.25 - 10.0, -0.25 - 10.0])
+    assert game.payoffs(s).tolist() == pytest.approx([0.5, -0.25, -0.25])
 
 
 # --- 13: no leaks -------------------------------------------------------------------------

@@ -1,4 +1,4 @@
-"""Simple tricks rules, scenario by scenario (RULES.md; reference section 4.5)."""
+"""Simple tricks rules, scenario by scenario (docs/games/simple_tricks.md)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Thirty-One rules scenario by scenario (RULES.md; reference 2.5), options, leaks, agents."""
+"""Thirty-One rules scenario by scenario (docs/games/thirty_one.md), options, leaks, agents."""
 
 from __future__ import annotations
 
@@ -400,6 +400,16 @@ def test_original_reward_is_paid_at_every_rounds_end():
     assert rewards.tolist() == pytest.approx([1.1, 16.0, -4.9])
     assert s.terminal and s.winner == 1  # no extra terminal reward with reward="original"
     assert game.payoffs(s).tolist() == [-0.5, 1.0, -0.5]
+
+
+def test_original_reward_of_a_revival_round_counts_the_revived_life():
+    # source 001's engine pays the round reward after reviving everyone to 1 life
+    game = ThirtyOne(num_players=2, reward="original")
+    s = game.deal([[0, 1, 2], [13, 14, 15]], lives=[1, 1])
+    (rewards,) = play(game, s, KNOCK)
+    assert s.showdown.revived and s.lives == [1, 1]
+    # both hold 9 (tied lowest): knocker -5, the other -2; then -0.3 * (3 - 1) and +0.5
+    assert rewards.tolist() == pytest.approx([-5.1, -2.1])
 
 
 def test_default_reward_is_paid_only_at_the_end():

@@ -1,0 +1,308 @@
+"""Per-action facts read from an observation vector, for the per-action heads (action_heads.py).
+
+Each module maps a batch of observations (B, D), as a game's encoder writes them, to
+(B, A, F): for every action the same F facts about that action (what kind it is, what the
+observation says about the card, pile or seat it names). Only the observation is read, by
+the offsets of the encoder's declared layout, so nothing hidden can reach a policy through
+here. Modules hold index tensors as buffers and no weights.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import torch as th
+from torch import nn
+
+from card_envs.core.encoding import Encoder
+from card_envs.core.game import Game
+
+
+class ActionFeatures(nn.Module):
+    """Base: ``num_actions`` actions, ``num_features`` facts each; ``forward(obs) -> (B, A, F)``.
+
+    ``kinds`` (a buffer, one int per action, ``num_kinds`` in all) says which kind each action
+    is (Literature: ask, declare, name): the scorer gives each kind its own head.
+    """
+
+    num_actions: int
+    num_features: int
+    num_kinds: int = 1
+
+    def __init__(self, game: Game, encoder: Encoder, encodings: tuple[str, ...] = ("default",)):
+        super().__init__()
+        if encoder.name not in encodings:
+            raise ValueError(
+                f"per-action features of {game.name} read obs_encoding in "
+                f"{', '.join(repr(e) for e in encodings)}, not {encoder.name!r}"
+            )
+        self.layout = encoder.layout
+        self.num_actions = game.num_actions
+        self._index("kinds", [0] * game.num_actions)
+
+    def piece(self, obs: th.Tensor, name: str, *shape: int) -> th.Tensor:
+        """A named piece of the layout, as (B, *shape)."""
+        sl = self.layout[name]
+        return obs[:, sl].reshape(obs.shape[0], *shape)
+
+    def _index(self, name: str, values) -> None:
+        self.register_buffer(name, th.as_tensor(np.asarray(values), dtype=th.long),
+                             persistent=False)
+
+
+def _pad(parts: list[th.Tensor], width: int) -> th.Tensor:
+    """Concatenate (B, k_i, f_i) blocks along actions, each zero-padded to ``width`` facts."""
+    out = []
+    for p in parts:
+        if p.shape[2] < width:
+            p = th.cat([p, p.new_zeros(*p.shape[:2], width - p.shape[2])], dim=2)
+        out.append(p)
+    return th.cat(out, dim=1)
+
+
+class LiteratureFeatures(ActionFeatures):
+    """Literature, default encoding (seats relative: row r is r seats to my left).
+
+    Every action starts with its kind one-hot (ask, declare, name). Ask opponent j (row 2j+1)
+    for card c of half-suit h: that seat is known to hold c, known to lack it, its least count
+    of h, its hand size; my cards of h; c known with my team; c known with another opponent;
+    the opponents not known to lack c (/ team size) and 1/that count when c may be with j;
+    cards of h known with j; cards of h with no known holder. Declare h: my cards of h, cards
+    of h known with my team, known with the opponents, with no known holder, lacked by my
+    whole team, h still live. Name teammate t (row 2t) for the next card of the claim: known
+    to hold it, known to lack it, its hand size, the teammates not known to lack it.
+    """
+
+    ASK, DECLARE, NAME = 11, 6, 4
+    num_features = 3 + 11
+
+    def __init__(self, game: Game, encoder: Encoder):
+        super().__init__(game, encoder)
+        self.n = n = game.num_players
+        self.t = n // 2
+        self.original = bool(game.original)
+        if not self.original:
+            self.num_kinds = 3
+            self._index("kinds", [0] * (self.t * 48) + [1] * 8 + [2] * self.t)
+        self._index("opp_rows", [2 * j + 1 for j in range(self.t)])
+        self._index("team_rows", [2 * j for j in range(self.t)])
+        self._index("half_of", [c // 6 for c in range(48)])
+
+    def forward(self, obs: th.Tensor) -> th.Tensor:
+        n, t, b = self.n, self.t, obs.shape[0]
+        hand = self.piece(obs, "hand", 48)
+        holds = self.piece(obs, "holds", n, 48)
+        lacks = self.piece(obs, "lacks", n, 48)
+        least = self.piece(obs, "least", n, 8)
+        sizes = self.piece(obs, "hand_sizes", n) * 8.0  # about 1 for a full hand
+        per_half = lambda x: x.reshape(*x.shape[:-1], 8, 6).sum(-1) / 6.0  # noqa: E731
+        opp_holds, opp_lacks = holds[:, self.opp_rows], lacks[:, self.opp_rows]  # (B, t, 48)
+        team_holds, team_lacks = holds[:, self.team_rows], lacks[:, self.team_rows]
+        mine_h = per_half(hand)  # (B, 8)
+        team_has = team_holds.amax(1)  # (B, 48)
+        opp_has = opp_holds.amax(1)
+        located = th.maximum(team_has, opp_has)
+        unknown_h = 1.0 - per_half(located)
+        candidates = t - opp_lacks.sum(1)  # (B, 48) opponents who may hold c
+        half = self.half_of
+        ask = th.stack([
+            opp_holds,
+            opp_lacks,
+            least[:, self.opp_rows][:, :, half],
+            sizes[:, self.opp_rows, None].expand(-1, -1, 48),
+            mine_h[:, None, half].expand(-1, t, -1),
+            team_has[:, None].expand(-1, t, -1),
+            opp_holds.sum(1, keepdim=True) - opp_holds,
+            (candidates / t)[:, None].expand(-1, t, -1),
+            (1 - opp_lacks) * (1 - team_has[:, None]) / candidates.clamp(min=1)[:, None],
+            per_half(opp_holds)[:, :, half],
+            unknown_h[:, None, half].expand(-1, t, -1),
+        ], dim=3).reshape(b, t * 48, self.ASK)
+        kind = obs.new_zeros(b, t * 48, 3)
+        kind[:, :, 0] = 1
+        parts = [th.cat([kind, ask], dim=2)]
+        if not self.original:
+            outcome = self.piece(obs, "half_suits", 8, 3)
+            live = 1.0 - outcome.sum(2)
+            declare = th.stack([
+                mine_h,
+                per_half(team_has),
+                per_half(opp_has),
+                unknown_h,
+                per_half(team_lacks.amin(1)),
+                live,
+            ], dim=2)
+            kind = obs.new_zeros(b, 8, 3)
+            kind[:, :, 1] = 1
+            parts.append(th.cat([kind, declare], dim=2))
+            # the card being named next: position len(names) of the claimed half-suit
+            claim_half = self.piece(obs, "claim_half", 8)
+            named = self.piece(obs, "claim_names", 6, n).sum(2)  # (B, 6) 1 per card named
+            position = named.sum(1).clamp(max=5).long()
+            card = claim_half.argmax(1) * 6 + position  # (B,)
+            claiming = claim_half.sum(1, keepdim=True)  # 0 when no claim is on
+            pick = card[:, None, None].expand(-1, t, 1)
+            mate_holds = team_holds.gather(2, pick).squeeze(2) * claiming
+            mate_lacks = team_lacks.gather(2, pick).squeeze(2) * claiming
+            open_mates = (t - mate_lacks.sum(1, keepdim=True)) / t
+            name = th.stack([
+                mate_holds,
+                mate_lacks,
+                sizes[:, self.team_rows],
+                open_mates.expand(-1, t) * claiming,
+            ], dim=2)
+            kind = obs.new_zeros(b, t, 3)
+            kind[:, :, 2] = 1
+            parts.append(th.cat([kind, name], dim=2))
+        return _pad(parts, self.num_features)
+
+
+class NinetyEightCardsFeatures(ActionFeatures):
+    """98 Cards, default encoding. Play hand slot s on pile p (action 8p + s), then end turn.
+
+    A play's facts: the slot is empty; the pile ascends; the card and the top / 100; the jump
+    (signed, / 10; -1 is the tens trick) and its log from the observation; the tens trick;
+    the live cards (in the draw pile or my hand) the move shuts out of that pile (a tens
+    trick: those it lets back, negative) / 20, and how many of them are in my hand; a card
+    ten away in the move's favour still live / in my hand (a later tens trick); the room the
+    pile keeps / 100. End turn: its kind flag, cards played this turn, cards still required,
+    and the draw pile's size.
+    """
+
+    PLAY = 13
+    num_features = 2 + 13
+
+    def __init__(self, game: Game, encoder: Encoder):
+        super().__init__(game, encoder)
+        self.standard = bool(game.standard)
+        if self.standard:
+            self.num_kinds = 2
+            self._index("kinds", [0] * 32 + [1])
+        self._index("pile_of", [a // 8 for a in range(32)])
+        self._index("slot_of", [a % 8 for a in range(32)])
+        self.register_buffer("ascends", th.tensor([1.0 if a // 8 < 2 else 0.0
+                                                   for a in range(32)]), persistent=False)
+        self.register_buffer("values", th.arange(102, dtype=th.float32), persistent=False)
+
+    def forward(self, obs: th.Tensor) -> th.Tensor:
+        b = obs.shape[0]
+        piles = th.round(self.piece(obs, "piles", 4) * 100)
+        hand = th.round(self.piece(obs, "hand", 8) * 100)  # 0 = empty slot
+        in_draw = self.piece(obs, "in_draw_pile", 98)
+        # live[v] for v in 0..101: still to be played (in the draw pile or in my hand)
+        mine = th.zeros(b, 102, dtype=obs.dtype, device=obs.device)
+        mine.scatter_(1, hand.long(), 1.0)
+        mine[:, 0] = 0
+        live = mine.clone()
+        live[:, 2:100] += in_draw
+        cum_live, cum_mine = live.cumsum(1), mine.cumsum(1)
+        top, card = piles[:, self.pile_of], hand[:, self.slot_of]  # (B, 32)
+        up = self.ascends.expand(b, -1)
+        sign = 2 * up - 1
+        jump = (card - top) * sign
+        empty = (card == 0).to(obs.dtype)
+        low, high = th.minimum(top, card), th.maximum(top, card)
+
+        def between(cum):  # cards strictly between low and high
+            hi = (high - 1).clamp(min=0).long()
+            return (cum.gather(1, hi) - cum.gather(1, low.long())).clamp(min=0)
+
+        direction = th.sign(jump)
+        shut = between(cum_live) * direction * (1 - empty)
+        shut_mine = between(cum_mine) * direction * (1 - empty)
+        partner = (card - 10 * sign).clamp(0, 101).long()
+        partner_live = live.gather(1, partner) * (1 - empty)
+        partner_mine = mine.gather(1, partner) * (1 - empty)
+        room = th.where(up > 0, 99 - card, card - 2) / 100 * (1 - empty)
+        play = th.stack([
+            empty,
+            up,
+            card / 100,
+            top / 100,
+            jump / 10 * (1 - empty),
+            self.piece(obs, "jumps", 32),
+            ((jump == -10) & (empty == 0)).to(obs.dtype),
+            shut / 20,
+            shut_mine / 4,
+            partner_live,
+            partner_mine,
+            room,
+            (1 - empty) * (shut <= 0).to(obs.dtype),
+        ], dim=2)
+        kind = obs.new_zeros(b, 32, 2)
+        kind[:, :, 0] = 1
+        parts = [th.cat([kind, play], dim=2)]
+        if self.standard:
+            end = th.cat([
+                obs.new_zeros(b, 1, 1),
+                obs.new_ones(b, 1, 1),
+                self.piece(obs, "turn_played", 1, 1),
+                self.piece(obs, "min_play", 1, 1),
+                self.piece(obs, "draw_pile", 1, 1),
+            ], dim=2)
+            parts.append(end)
+        return _pad(parts, self.num_features)
+
+
+class SimpleTricksFeatures(ActionFeatures):
+    """Simple tricks, default encoding. Action c plays card c (colour c // N, value c % N).
+
+    A card's facts: in my hand; its colour; its value / N; a card is led; it follows the
+    led colour; it beats the led card; the opponent's cards of its colour, above it and below
+    it, / N; my cards of its colour above and below it / N; my cards of its colour / N;
+    tricks won by me and the opponent / N (the score so far).
+    """
+
+    num_features = 14
+
+    def __init__(self, game: Game, encoder: Encoder):
+        super().__init__(game, encoder)
+        self.n = n = game.num_values
+        self.register_buffer("colour", th.tensor([c // n for c in range(2 * n)],
+                                                 dtype=th.float32), persistent=False)
+        self.register_buffer("value", th.tensor([c % n for c in range(2 * n)],
+                                                dtype=th.float32), persistent=False)
+        above = th.zeros(2 * n, 2 * n)
+        for c in range(2 * n):
+            for d in range(2 * n):
+                if c // n == d // n and d % n > c % n:
+                    above[c, d] = 1.0
+        same = th.tensor([[1.0 if c // n == d // n else 0.0 for d in range(2 * n)]
+                          for c in range(2 * n)])
+        self.register_buffer("above", above, persistent=False)
+        self.register_buffer("below", same - above - th.eye(2 * n), persistent=False)
+        self.register_buffer("same", same, persistent=False)
+
+    def forward(self, obs: th.Tensor) -> th.Tensor:
+        n, b = self.n, obs.shape[0]
+        hand = self.piece(obs, "hand", 2 * n)
+        theirs = self.piece(obs, "opponent_hand", 2 * n)
+        lead = self.piece(obs, "lead", 2 * n)
+        led = lead.sum(1, keepdim=True).expand(-1, 2 * n)  # 1 when a card is led
+        follows = lead @ self.same  # (B, 2N): 1 for cards of the led colour
+        beats = lead @ self.below.T  # cards above the led one, same colour
+        tricks = th.cat([self.piece(obs, "my_tricks", 1), self.piece(obs, "opponent_tricks", 1)],
+                        dim=1)
+        facts = th.stack([
+            hand,
+            self.colour.expand(b, -1),
+            self.value.expand(b, -1) / n,
+            led,
+            follows,
+            beats,
+            theirs @ self.above.T / n,
+            theirs @ self.below.T / n,
+            hand @ self.above.T / n,
+            hand @ self.below.T / n,
+            hand @ self.same.T / n,
+            theirs @ self.same.T / n,
+            tricks[:, :1].expand(-1, 2 * n),
+            tricks[:, 1:].expand(-1, 2 * n),
+        ], dim=2)
+        return facts
+
+
+FEATURES: dict[str, type[ActionFeatures]] = {
+    "literature": LiteratureFeatures,
+    "ninety_eight_cards": NinetyEightCardsFeatures,
+    "simple_tricks": SimpleTricksFeatures,
+}

@@ -1,0 +1,198 @@
+"""Per-action policy and value heads for product-shaped action spaces, as SB3 policies.
+
+A plain MLP head gives every action its own output weights, so it must learn the same lesson
+once per action: in Literature, that asking an opponent for a card it is known to lack is
+hopeless, 96 to 144 times over. Here every action is scored by one small network with shared
+weights from that action's own facts (a ``ActionFeatures`` module reads them from the
+observation vector: for an ask, what I know of that opponent and that card) joined with a
+summary of the whole observation::
+
+    score(a) = head([facts(obs, a), body(obs)])        # one head for every action
+
+The facts are computed inside the network from the observation alone (no extra input, no
+hidden information), so a model trained with these policies plays from the environment's
+ordinary observation, like any other.
+
+- ``PerActionMaskablePolicy``: sb3-contrib MaskablePPO; the scores are the logits, the value
+  comes from its own MLP over the observation.
+- ``PerActionDQNPolicy``: masked DQN (card_envs.rl.masked_dqn); the scores are the q-values.
+
+Both take ``env_name``, ``game_args`` and ``obs_encoding`` (which game and encoding the
+observation comes from; saved with the model, so ``load`` rebuilds the same network),
+``body_arch`` and ``head_arch``. The games with per-action facts are in ``FEATURES``.
+"""
+
+from __future__ import annotations
+
+from functools import partial
+from typing import Any
+
+import torch as th
+from gymnasium import spaces
+from sb3_contrib.common.maskable.policies import MaskableActorCriticPolicy
+from torch import nn
+
+from card_envs.rl.action_features import FEATURES, ActionFeatures
+from card_envs.rl.masked_dqn import MaskedDQNPolicy, MaskedQNetwork
+
+
+def make_features(env_name: str, game_args: dict[str, Any], obs_encoding: str) -> ActionFeatures:
+    """The per-action facts module of a game's encoding; ValueError if it has none."""
+    from card_envs.registry import load_spec
+
+    spec = load_spec(env_name)
+    if spec.name not in FEATURES:
+        raise ValueError(
+            f"no per-action features for {spec.env_name}; games with them: "
+            f"{', '.join(sorted(FEATURES))}"
+        )
+    game = spec.make_game(**game_args)
+    encoder = spec.encoders[obs_encoding](game)
+    return FEATURES[spec.name](game, encoder)
+
+
+def _mlp(sizes: list[int], activation=nn.ReLU) -> nn.Sequential:
+    layers: list[nn.Module] = []
+    for a, b in zip(sizes[:-1], sizes[1:], strict=True):
+        layers += [nn.Linear(a, b), activation()]
+    return nn.Sequential(*layers)
+
+
+class PerActionScorer(nn.Module):
+    """Observation (B, D) -> one score per action (B, A), from weights shared by every action
+    of a kind (one head per kind of action, e.g. Literature's asks, declarations, namings)."""
+
+    def __init__(self, features: ActionFeatures, obs_size: int, body_arch: list[int],
+                 head_arch: list[int]):
+        super().__init__()
+        self.features = features
+        self.body = _mlp([obs_size, *body_arch])
+        width = features.num_features + (body_arch[-1] if body_arch else 0)
+        self.heads = nn.ModuleList(
+            nn.Sequential(_mlp([width, *head_arch]), nn.Linear(head_arch[-1], 1))
+            for _ in range(features.num_kinds)
+        )
+        self.has_body = bool(body_arch)
+        kinds = features.kinds.tolist()
+        self.runs = [(kinds.index(k), len(kinds) - kinds[::-1].index(k))
+                     for k in range(features.num_kinds)]
+        if sorted(kinds) != kinds:
+            raise ValueError("per-action features must list each kind's actions together, "
+                             "in kind order")
+
+    def forward(self, obs: th.Tensor) -> th.Tensor:
+        facts = self.features(obs)  # (B, A, F)
+        if self.has_body:
+            summary = self.body(obs)[:, None, :].expand(-1, facts.shape[1], -1)
+            facts = th.cat([facts, summary], dim=2)
+        if len(self.heads) == 1:
+            return self.heads[0](facts).squeeze(2)
+        # each kind's actions are one run of indices: score each run with its own head
+        return th.cat([head(facts[:, start:stop]) for head, (start, stop)
+                       in zip(self.heads, self.runs, strict=True)], dim=1).squeeze(2)
+
+
+class _PerActionExtractor(nn.Module):
+    """SB3's mlp_extractor shape: the actor's latent is already the (B, A) scores."""
+
+    def __init__(self, scorer: PerActionScorer, obs_size: int, value_arch: list[int]):
+        super().__init__()
+        self.scorer = scorer
+        self.value = _mlp([obs_size, *value_arch])
+        self.latent_dim_pi = scorer.features.num_actions
+        self.latent_dim_vf = value_arch[-1]
+
+    def forward(self, features: th.Tensor) -> tuple[th.Tensor, th.Tensor]:
+        return self.forward_actor(features), self.forward_critic(features)
+
+    def forward_actor(self, features: th.Tensor) -> th.Tensor:
+        return self.scorer(features)
+
+    def forward_critic(self, features: th.Tensor) -> th.Tensor:
+        return self.value(features)
+
+
+class PerActionMaskablePolicy(MaskableActorCriticPolicy):
+    """MaskablePPO policy whose logits come from a ``PerActionScorer`` (see the module doc)."""
+
+    def __init__(self, observation_space: spaces.Space, action_space: spaces.Discrete,
+                 lr_schedule, *args: Any, env_name: str = "", game_args: dict | None = None,
+                 obs_encoding: str = "default", body_arch: list[int] | None = None,
+                 head_arch: list[int] | None = None, value_arch: list[int] | None = None,
+                 **kwargs: Any):
+        self.env_name, self.game_args = env_name, dict(game_args or {})
+        self.obs_encoding = obs_encoding
+        self.body_arch = list(body_arch if body_arch is not None else [128])
+        self.head_arch = list(head_arch or [64, 64])
+        self.value_arch = list(value_arch or [256, 256])
+        super().__init__(observation_space, action_space, lr_schedule, *args, **kwargs)
+
+    def _build_mlp_extractor(self) -> None:
+        features = make_features(self.env_name, self.game_args, self.obs_encoding)
+        if features.num_actions != self.action_space.n:
+            raise ValueError(f"{self.env_name}: the features score {features.num_actions} "
+                             f"actions; the action space has {self.action_space.n}")
+        scorer = PerActionScorer(features, self.features_dim, self.body_arch, self.head_arch)
+        self.mlp_extractor = _PerActionExtractor(scorer, self.features_dim, self.value_arch)
+
+    def _build(self, lr_schedule) -> None:
+        super()._build(lr_schedule)
+        # the scores are the logits: no output layer on top (rebuild the optimizer without it)
+        self.action_net = nn.Identity()
+        if self.ortho_init:
+            # as SB3 does for its action layer: small last weights, so the first policy is
+            # close to uniform over the legal actions (whatever kind each action is)
+            for head in self.mlp_extractor.scorer.heads:
+                head[-1].apply(partial(self.init_weights, gain=0.01))
+        self.optimizer = self.optimizer_class(
+            self.parameters(), lr=lr_schedule(1), **self.optimizer_kwargs
+        )
+
+    def _get_constructor_parameters(self) -> dict[str, Any]:
+        data = super()._get_constructor_parameters()
+        data.update(env_name=self.env_name, game_args=self.game_args,
+                    obs_encoding=self.obs_encoding, body_arch=self.body_arch,
+                    head_arch=self.head_arch, value_arch=self.value_arch)
+        return data
+
+
+class PerActionQNetwork(MaskedQNetwork):
+    """A masked Q-network whose q-values come from a ``PerActionScorer``."""
+
+    def __init__(self, *args: Any, scorer_args: dict[str, Any], **kwargs: Any):
+        super().__init__(*args, **kwargs)
+        features = make_features(scorer_args["env_name"], scorer_args["game_args"],
+                                 scorer_args["obs_encoding"])
+        self.q_net = PerActionScorer(features, self.features_dim, scorer_args["body_arch"],
+                                     scorer_args["head_arch"])
+
+
+class PerActionDQNPolicy(MaskedDQNPolicy):
+    """Masked DQN policy whose q-values come from a ``PerActionScorer`` (see the module doc)."""
+
+    def __init__(self, *args: Any, env_name: str = "", game_args: dict | None = None,
+                 obs_encoding: str = "default", body_arch: list[int] | None = None,
+                 head_arch: list[int] | None = None, **kwargs: Any):
+        self.scorer_args = {
+            "env_name": env_name,
+            "game_args": dict(game_args or {}),
+            "obs_encoding": obs_encoding,
+            "body_arch": list(body_arch if body_arch is not None else [128]),
+            "head_arch": list(head_arch or [64, 64]),
+        }
+        super().__init__(*args, **kwargs)
+
+    def make_q_net(self) -> PerActionQNetwork:
+        net_args = self._update_features_extractor(self.net_args, features_extractor=None)
+        return PerActionQNetwork(**net_args, scorer_args=self.scorer_args).to(self.device)
+
+    def _get_constructor_parameters(self) -> dict[str, Any]:
+        data = super()._get_constructor_parameters()
+        data.update(self.scorer_args)
+        return data
+
+
+POLICIES = {
+    "maskable_ppo": PerActionMaskablePolicy,
+    "dqn": PerActionDQNPolicy,
+}

@@ -1,0 +1,161 @@
+"""Per-action policies (card_envs.rl.action_heads): facts, masks, saving and loading."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+pytest.importorskip("torch", reason="the per-action policies need the train extra")
+pytest.importorskip("sb3_contrib", reason="the per-action policies need the train extra")
+
+import torch as th  # noqa: E402
+from sb3_contrib import MaskablePPO  # noqa: E402
+
+from card_envs.literature.deck import NUM_CARDS  # noqa: E402
+from card_envs.registry import load_spec  # noqa: E402
+from card_envs.rl.action_features import FEATURES  # noqa: E402
+from card_envs.rl.action_heads import (  # noqa: E402
+    PerActionDQNPolicy,
+    PerActionMaskablePolicy,
+    make_features,
+)
+from card_envs.rl.masked_dqn import MaskedDQN  # noqa: E402
+from card_envs.rl.policy_agent import PolicyAgent, load_model_agent, save_model  # noqa: E402
+
+CASES = [
+    ("literature_v0", {}),
+    ("literature_v0", {"rules": "original"}),
+    ("ninety_eight_cards_v0", {}),
+    ("ninety_eight_cards_v0", {"rules": "original"}),
+    ("simple_tricks_v0", {}),
+    ("simple_tricks_v0", {"num_values": 4}),
+]
+
+
+@pytest.fixture(autouse=True)
+def one_torch_thread():
+    before = th.get_num_threads()
+    th.set_num_threads(1)
+    yield
+    th.set_num_threads(before)
+
+
+def _observations(env_name, game_args, games=2, seed=0):
+    spec = load_spec(env_name)
+    game = spec.make_game(**game_args)
+    encoder = spec.encoders["default"](game)
+    rng = np.random.default_rng(seed)
+    obs, views = [], []
+    for _ in range(games):
+        s = game.init(rng)
+        while not s.done:
+            view = game.view(s, s.player)
+            obs.append(encoder.encode(view))
+            views.append(view)
+            game.apply(s, int(rng.choice(np.flatnonzero(view.legal))), rng)
+    return game, th.as_tensor(np.array(obs)), views
+
+
+@pytest.mark.parametrize("env_name,game_args", CASES)
+def test_every_action_gets_the_same_number_of_finite_facts(env_name, game_args):
+    game, obs, _ = _observations(env_name, game_args)
+    facts = make_features(env_name, game_args, "default")(obs)
+    assert facts.shape == (len(obs), game.num_actions, FEATURES[load_spec(env_name).name]
+                           .num_features)
+    assert th.isfinite(facts).all()
+
+
+def test_features_refuse_an_encoding_they_cannot_read():
+    with pytest.raises(ValueError, match="obs_encoding in 'default', not 'original'"):
+        make_features("literature_v0", {}, "original")
+    with pytest.raises(ValueError, match="no per-action features for palace_v0"):
+        make_features("palace_v0", {}, "default")
+
+
+def test_literature_ask_facts_say_what_i_know_of_that_opponent_and_card():
+    spec = load_spec("literature_v0")
+    game = spec.make_game(rules="original")  # 4 players: opponents at +1 (j=0) and +3 (j=1)
+    encoder = spec.encoders["default"](game)
+    features = make_features("literature_v0", {"rules": "original"}, "default")
+    s = game.init(np.random.default_rng(5))
+    # seat 0 asks seat 1 for a card seat 1 does not hold: now everyone knows seat 1 lacks it
+    mine = game.view(s, 0)
+    legal = np.flatnonzero(mine.legal)
+    missing = [a for a in legal if not s.hands[1] >> _bit(a % NUM_CARDS) & 1]
+    ask = int(missing[0])
+    game.apply(s, ask, np.random.default_rng(0))
+    card = ask % NUM_CARDS
+    obs = th.as_tensor(encoder.encode(game.view(s, 0)))[None]
+    facts = features(obs)[0]
+    assert facts[card, 0] == 1, "an ask"
+    assert facts[card, 3] == 0 and facts[card, 4] == 1, "seat +1 is known to lack the card"
+    # the other opponent (+3) may still hold it: it is the only candidate left
+    other = facts[NUM_CARDS + card]
+    assert other[4] == 0 and other[3 + 8] == pytest.approx(1.0)
+
+
+def _bit(card: int) -> int:
+    from card_envs.literature.deck import CARD_BIT
+
+    return CARD_BIT[card]
+
+
+def test_ninety_eight_cards_facts_count_the_live_cards_a_move_shuts_out():
+    spec = load_spec("ninety_eight_cards_v0")
+    game = spec.make_game()
+    encoder = spec.encoders["default"](game)
+    features = make_features("ninety_eight_cards_v0", {}, "default")
+    rng = np.random.default_rng(3)
+    s = game.init(rng)
+    view = game.view(s, 0)
+    facts = features(th.as_tensor(encoder.encode(view))[None])[0]
+    live = set((np.flatnonzero(view.in_draw) + 2).tolist()) | {int(c) for c in view.slots if c}
+    for action in np.flatnonzero(view.legal[:32]):
+        pile, slot = divmod(int(action), 8)
+        top, card = int(view.piles[pile]), int(view.slots[slot])
+        between = sum(1 for x in live if min(top, card) < x < max(top, card))
+        sign = np.sign((card - top) * (1 if pile < 2 else -1))
+        assert facts[action, 2 + 7].item() * 20 == pytest.approx(between * sign)
+
+
+@pytest.mark.parametrize("env_name,game_args", CASES[::2])
+@pytest.mark.parametrize("algo", ["maskable_ppo", "dqn"])
+def test_per_action_policies_learn_only_legal_actions_and_save_and_load(
+    tmp_path, env_name, game_args, algo
+):
+    spec = load_spec(env_name)
+    dqn = algo == "dqn"
+    env = spec.factories()[2](**game_args, dict_obs=dqn, illegal_reward=None)  # illegal raises
+    kwargs = {"env_name": env_name, "game_args": game_args, "obs_encoding": "default",
+              "body_arch": [16], "head_arch": [16]}
+    if dqn:
+        model = MaskedDQN(PerActionDQNPolicy, env, learning_starts=50, buffer_size=500,
+                          batch_size=16, train_freq=2, policy_kwargs=kwargs, seed=0,
+                          device="cpu")
+    else:
+        model = MaskablePPO(PerActionMaskablePolicy, env, n_steps=64, batch_size=32, n_epochs=1,
+                            policy_kwargs={**kwargs, "value_arch": [16]}, seed=0, device="cpu")
+    model.learn(300)
+    save_model(model, tmp_path / "m", {"env": env_name, "setting": env_name, "algo": algo,
+                                       "game_args": game_args, "obs_encoding": "default"},
+               drop_optimizer=True)
+    game, obs, views = _observations(env_name, game_args, games=1, seed=1)
+    agent = load_model_agent(spec, f"model:{tmp_path / 'm.zip'}", game)
+    live = PolicyAgent(game, env.encoder, model.policy, algo)
+    rng = np.random.default_rng(0)
+    for view in views:
+        a = agent.act(view, rng)
+        assert view.legal[a] and a == live.act(view, rng), "loaded == trained, legal"
+
+
+def test_the_ppo_logits_are_the_per_action_scores():
+    spec = load_spec("simple_tricks_v0")
+    env = spec.factories()[2]()
+    model = MaskablePPO(PerActionMaskablePolicy, env, seed=0, device="cpu",
+                        policy_kwargs={"env_name": "simple_tricks_v0"})
+    policy = model.policy
+    _, obs, _ = _observations("simple_tricks_v0", {}, games=1)
+    with th.no_grad():
+        scores = policy.mlp_extractor.scorer(obs)
+        logits = policy.action_net(policy.mlp_extractor.forward_actor(obs))
+    assert th.equal(scores, logits) and scores.shape == (len(obs), 20)

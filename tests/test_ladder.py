@@ -1,0 +1,149 @@
+"""The strength ladder: a quick run of every docs setting, ratings, docs blocks, the CLI."""
+
+from __future__ import annotations
+
+import pytest
+
+from card_envs.cli import main as cli_main
+from card_envs.core.agents import BaseAgent
+from card_envs.ladder import (
+    SETTINGS,
+    Setting,
+    agent_names,
+    fit_ratings,
+    replace_block,
+    run_ladder,
+    search_budgets,
+    write_docs,
+)
+from card_envs.registry import load_spec
+
+pytest.importorskip("openskill")
+
+
+@pytest.mark.parametrize("setting", SETTINGS, ids=[s.key for s in SETTINGS])
+def test_every_setting_runs_a_quick_ladder(setting):
+    """One game per match with every agent the spec lists (search agents at their lower
+    budget; the shipped model is left to the full ladder, which loads it when it can)."""
+    spec = load_spec(setting.env_name)
+    names = agent_names(spec, quick=True)
+    result = run_ladder(setting, games=1, quick=True, names=names)
+    assert sorted(r.name for r in result.rows) == sorted(names)
+    assert result.games > 0
+    lines = result.table()
+    assert len(lines) == 2 + len(names)
+    if result.kind == "solo":
+        assert all(r.rating is None and r.tally.games == 1 for r in result.rows)
+    else:
+        assert all(r.rating is not None for r in result.rows)
+        ratings = [r.rating[0] for r in result.rows]
+        assert ratings == sorted(ratings, reverse=True), "rows go from the best rating down"
+    if spec.name == "simple_tricks":
+        solver = next(r for r in result.rows if r.name == "solver")
+        assert solver.extra["regret [95% CI]"].startswith("0.000")
+
+
+def test_every_search_agent_plays_at_two_budgets():
+    for setting in SETTINGS:
+        spec = load_spec(setting.env_name)
+        for name, cls in spec.agents.items():
+            budgets = search_budgets(cls)
+            if budgets is not None:
+                low, high = budgets
+                assert 1 <= low < high
+                assert {f"{name}:{low}", f"{name}:{high}"} <= set(agent_names(spec))
+
+
+def test_budgets_default_to_a_quarter_and_the_whole_default():
+    class Search(BaseAgent):
+        takes_budget = True
+
+        def __init__(self, game=None, budget: int = 100):
+            super().__init__(game)
+
+    assert search_budgets(Search) == (25, 100)
+    assert search_budgets(BaseAgent) is None
+
+
+def test_ratings_order_agents_by_their_results():
+    results = [(["strong", "weak"], [1, 2])] * 30 + [(["strong", "weak"], [2, 1])] * 5
+    results += [(["weak", "middle"], [2, 1])] * 20 + [(["middle", "strong"], [2, 1])] * 20
+    ratings = fit_ratings(["strong", "middle", "weak"], results, seed=0)
+    assert ratings["strong"][0] > ratings["middle"][0] > ratings["weak"][0]
+
+
+def test_docs_blocks_are_written_and_replaced(tmp_path):
+    setting = Setting("simple_tricks_v0", {}, 1, "Simple tricks (N = 10)")
+    (tmp_path / "docs" / "games").mkdir(parents=True)
+    game_page = tmp_path / "docs" / "games" / "simple_tricks.md"
+    game_page.write_text("# Simple tricks\n\n## Agents\n\ntable\n\n## Trained baselines\n\nx\n")
+    result = run_ladder(setting, games=1, names=["random", "solver"])
+    for _ in range(2):  # a rerun replaces its blocks
+        write_docs(result, root=tmp_path)
+    page = (tmp_path / "docs" / "ladder.md").read_text()
+    assert page.startswith("# Strength ladder")
+    assert page.count("<!-- BEGIN LADDER simple_tricks_v0 -->") == 1
+    assert "card-envs ladder simple_tricks_v0 --games 1 --seed 0 --write" in page
+    text = game_page.read_text()
+    assert text.count("<!-- BEGIN LADDER simple_tricks_v0 -->") == 1
+    assert text.index("BEGIN LADDER") < text.index("## Trained baselines")
+    assert "`solver`" in text and "regret" in text
+
+
+def test_replace_block_appends_when_there_is_no_anchor():
+    text = replace_block("intro\n", "k", "<!-- BEGIN LADDER k -->\nx\n<!-- END LADDER k -->")
+    assert text.endswith("<!-- END LADDER k -->\n")
+    again = replace_block(text, "k", "<!-- BEGIN LADDER k -->\ny\n<!-- END LADDER k -->")
+    assert "x" not in again.split("intro")[1] and again.count("BEGIN LADDER k") == 1
+
+
+def test_ladder_command_prints_a_table(capsys):
+    argv = ["ladder", "simple_tricks", "--games", "1", "--set", "num_values=4",
+            "--agents", "random", "solver"]
+    assert cli_main(argv) == 0
+    out = capsys.readouterr().out
+    assert "| rank | agent |" in out and "`solver`" in out
+
+
+@pytest.mark.parametrize(
+    "argv,message",
+    [
+        (["ladder", "nonsense"], "unknown game"),
+        (["ladder", "simple_tricks", "--quick", "--write"], "--write needs the full ladder"),
+        (["ladder", "all", "--set", "rules=original"], "--set cannot go with 'all'"),
+        (["ladder", "simple_tricks", "--agents", "solver", "nobody"], "unknown agent 'nobody'"),
+    ],
+)
+def test_ladder_command_errors_are_one_line(argv, message, capsys):
+    assert cli_main(argv) == 2
+    err = capsys.readouterr().err
+    assert message in err and err.count("\n") == 1
+
+
+@pytest.mark.slow
+def test_full_simple_tricks_ladder_puts_perfect_play_on_top():
+    """The full ladder of simple tricks: the solver is rated above every rule agent."""
+    result = run_ladder(SETTINGS[0])
+    top = result.rows[0]
+    assert top.name in ("solver", "ismcts:1", "ismcts:8")
+    rules = [r for r in result.rows if r.name in ("heuristic", "first_play")]
+    assert all(top.interval[0] > r.interval[1] for r in rules)
+
+
+def test_verdict_compares_the_best_search_agent_with_the_best_rule_agent():
+    from card_envs.core.evaluation import Tally
+    from card_envs.ladder import LadderResult, Row, verdict
+
+    def row(name, mu, sigma):
+        return Row(name, Tally(name), 0.0, (mu, sigma))
+
+    setting = SETTINGS[0]
+    clear = LadderResult(setting, "duplicate", 2,
+                         [row("ismcts:8", 40, 1), row("heuristic", 20, 1), row("random", 5, 1)],
+                         3, 6, 0, 0.0)
+    assert verdict(clear, ["heuristic"]).startswith("The search is clearly above the rules")
+    close = LadderResult(setting, "duplicate", 2,
+                         [row("ismcts:8", 22, 2), row("heuristic", 20, 2)], 1, 2, 0, 0.0)
+    assert "overlap" in verdict(close, ["heuristic"])
+    none = LadderResult(setting, "duplicate", 2, [row("heuristic", 20, 2)], 1, 2, 0, 0.0)
+    assert verdict(none, ["heuristic"]).startswith("No search agent")
