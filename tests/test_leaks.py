@@ -87,6 +87,8 @@ def test_twin_states_give_every_agent_identical_decisions(name):
     compared = changed = 0
     for variant in spec.variants:
         game = spec.make_game(**variant)
+        if variant.get("num_values", 0) > 10:  # simple_tricks' exact solver: seconds a move
+            agents = [a for a in agents if a.split(":")[0] not in ("solver", "ismcts")]
         states = [s for s in play_states(game, seed=1, every=5)
                   if not s.done and game.legal_mask(s).sum() > 1]
         for s in states[::max(1, len(states) // 6)]:  # about six decisions spread over a game
