@@ -39,17 +39,22 @@ def _parse_set(items: list[str], spec: GameSpec) -> dict:
     return out
 
 
+def _counts(counts: tuple[int, ...]) -> str:
+    """Player counts as written for people: ``2-7`` for a run, ``4,6,8`` otherwise."""
+    if len(counts) > 2 and counts == tuple(range(counts[0], counts[-1] + 1)):
+        return f"{counts[0]}-{counts[-1]}"
+    return ",".join(map(str, counts))
+
+
 def cmd_list(args: argparse.Namespace) -> int:
     rows = list_envs()
     print(
-        f"{'env':<24} {'players':<9} {'actions':>7} {'obs':>7}  {'PettingZoo id':<34} Gymnasium id"
+        f"{'env':<24} {'players':<10} {'actions':>7} {'obs':>7}  {'PettingZoo id':<34} Gymnasium id"
     )
     for r in rows:
-        players = "-".join(str(p) for p in (r.num_players[0], r.num_players[-1]))
-        players = str(r.num_players[0]) if len(r.num_players) == 1 else players
-        players += f" ({r.default_players})"
+        players = f"{_counts(r.num_players)} ({r.default_players})"
         print(
-            f"{r.env_name:<24} {players:<9} {r.num_actions:>7} {r.obs_shape[0]:>7}  "
+            f"{r.env_name:<24} {players:<10} {r.num_actions:>7} {r.obs_shape[0]:>7}  "
             f"{r.pettingzoo_id:<34} {r.gymnasium_id}"
         )
     if args.verbose:

@@ -480,3 +480,22 @@ def test_progress_line_says_steps_speed_reward_and_time_left():
                          [{"r": 1.0}, {"r": -0.5}])
     assert line == ("[simple_tricks_v0 dqn seed 0] 12,288/400,000 steps (3%), 812 steps/s, "
                     "mean reward of the last 2 episodes +0.25, 8 min left")
+
+
+def test_collect_refuses_runs_trained_otherwise_but_not_for_settings_an_algorithm_ignores(tmp_path):
+    pytest.importorskip("sb3_contrib")
+    from baselines.common import Run
+    from baselines.reproduce import config_drift
+    from baselines.train import build_config
+    from baselines.train import parser as train_parser
+
+    for algo in ("maskable_ppo", "dqn"):
+        argv = ["--env", "palace_v0", "--algo", algo, "--seed", "0", "--budget", "full"]
+        cfg = build_config(train_parser().parse_args(argv))
+        run = Run.create(tmp_path, dict(cfg, pretrain={"agent": "random", "decisions": 5}), "x")
+        drift = config_drift(str(run.path))
+        # DQN never imitates, so its pretrain entry does not matter; PPO's does
+        assert drift == ([] if algo == "dqn" else [
+            f"pretrain: run {{'agent': 'random', 'decisions': 5}}, configs {cfg['pretrain']!r}"])
+        run = Run.create(tmp_path, dict(cfg, timesteps=7), "x")
+        assert config_drift(str(run.path))[0].startswith("timesteps: run 7")

@@ -14,6 +14,8 @@ def test_list_shows_every_env(capsys):
     for name in ENV_NAMES:
         assert name in out
     assert "card_envs/SimpleTricks-v0" in out and "first_play" in out
+    rows = {line.split()[0]: line.split()[1] for line in out.splitlines()[1:6]}
+    assert rows["literature_v0"] == "4,6,8" and rows["thirty_one_v0"] == "2-7"
 
 
 def test_evaluate_prints_rates(capsys):

@@ -79,3 +79,40 @@ def test_state_copy_is_independent(name):
     ]
     assert all(np.array_equal(a, b) for a, b in zip(before, after, strict=True))
     game.check_invariants(snapshot)
+
+
+@pytest.mark.parametrize("name", ENV_NAMES)
+def test_rewards_summed_over_a_game_equal_its_payoffs(name):
+    """The rewards over a game add up to what the game says (``rewards_sum``: its payoffs, or
+    its scores), through the rules and through the AEC env, so a step that never pays fails
+    here; shaped-reward variants (a source's own reward) have no fixed total."""
+    spec = load_spec(name)
+    env_fn = spec.factories()[1]
+    checked = 0
+    for variant in spec.variants:
+        game = spec.make_game(**variant)
+        if game.rewards_sum == "shaped":
+            continue
+        expected = game.scores if game.rewards_sum == "scores" else game.payoffs
+        for seed in range(6):
+            rng = np.random.default_rng(seed)
+            s = game.init(rng)
+            total = np.zeros(game.num_players)
+            while not s.done:
+                legal = np.flatnonzero(game.legal_mask(s))
+                paid = game.apply(s, int(legal[rng.integers(len(legal))]), rng)
+                if paid is not None:
+                    total += paid
+            assert np.allclose(total, expected(s)), (name, variant, seed)
+            checked += bool(np.any(total != 0))
+            env = env_fn(**variant)
+            env.reset(seed=seed)
+            returns = dict.fromkeys(env.possible_agents, 0.0)
+            for agent in env.agent_iter():
+                obs, reward, term, trunc, _ = env.last()
+                returns[agent] += reward
+                act = None if term or trunc else int(rng.choice(np.flatnonzero(obs["action_mask"])))
+                env.step(act)
+            final = expected(env.unwrapped.game_state)
+            assert np.allclose([returns[a] for a in env.possible_agents], final), (name, variant)
+    assert checked, "no game paid anything: the test proves nothing"

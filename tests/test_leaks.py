@@ -1,5 +1,6 @@
 """No leaks: states that differ only in what a player cannot see give that player identical
-observations (every encoding, through the rules and through the env) and identical masks."""
+observations (every encoding, through the rules and through the env), identical masks and
+identical renders of the table from its seat."""
 
 from __future__ import annotations
 
@@ -30,6 +31,7 @@ def test_hidden_cards_never_reach_observations_or_masks(name):
                     changed += pickle.dumps(other) != pickle.dumps(s)
                     a, b = game.view(s, p), game.view(other, p)
                     assert np.array_equal(a.legal, b.legal)
+                    assert spec.render(game, s, p) == spec.render(game, other, p), (name, p)
                     for enc in encoders:
                         assert np.array_equal(enc.encode(a), enc.encode(b)), (name, enc.name, p)
                     for env in envs.values():

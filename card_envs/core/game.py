@@ -111,6 +111,9 @@ class Game(ABC):
     max_steps: int
     min_payoff: float = -1.0
     max_payoff: float = 1.0
+    # what the rewards ``apply`` pays over a whole game add up to: "payoffs", "scores" (a
+    # reward per point scored), or "shaped" (a source's shaped reward: no fixed total)
+    rewards_sum: str = "payoffs"
 
     # --- to implement -------------------------------------------------------------------
     @abstractmethod

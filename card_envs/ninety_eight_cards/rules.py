@@ -217,6 +217,7 @@ class NinetyEightCards(Game):
         check_choice("reward", reward, ("default", "original"))
         self.rules = rules
         self.reward = reward
+        self.rewards_sum = "scores" if reward == "default" else "shaped"  # a point a card
         self.standard = rules == "standard"
         self.num_actions = END_TURN + 1 if self.standard else END_TURN
         # each turn plays at least one card, so 98 plays and 98 end-turns bound a game

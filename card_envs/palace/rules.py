@@ -246,6 +246,7 @@ class Palace(Game):
         self.swap_phase = bool(swap_phase)
         self.reward = reward
         self.shaped = reward == "original"
+        self.rewards_sum = "shaped" if self.shaped else "payoffs"
         self.num_actions = SWAP_DONE + 1 if self.swap_phase else NUM_PLAY_ACTIONS
         self.index = BoardIndex(self.num_players)
         self.draw_at_deal = DECK_SIZE - 3 * DEAL_EACH * self.num_players

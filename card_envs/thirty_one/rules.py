@@ -272,6 +272,7 @@ class ThirtyOne(Game):
         self.three_of_a_kind = bool(three_of_a_kind)
         self.instant_31 = bool(instant_31)
         self.reward = reward
+        self.rewards_sum = "shaped" if reward == "original" else "payoffs"
         self.max_round_turns = check_int("max_round_turns", max_round_turns, 1, 10_000)
         self.max_steps = check_int("max_steps", max_steps, 1, 100_000)
         self.min_payoff = -1.0 / (self.num_players - 1)
