@@ -15,7 +15,7 @@ not changed by it. ``illegal_reward=None`` raises ``IllegalActionError`` instead
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
 import gymnasium as gym
@@ -32,6 +32,24 @@ if TYPE_CHECKING:
 
 # Deals in which the learner never gets to act are re-dealt; this bounds the retries.
 _MAX_REDEALS = 100
+
+
+
+def opponents_per_seat(opponent: Any, others: int, check: Callable[[Any], Any]) -> list[Any]:
+    """``check(entry)`` for each of the ``others`` other seats (it raises on a bad entry, or
+    builds the seat's agent): a sequence must give exactly one entry per seat (ValueError
+    otherwise); anything else is the entry of every seat, checked even when there is none."""
+    if isinstance(opponent, Sequence) and not isinstance(opponent, str):
+        if len(opponent) != others:
+            raise ValueError(
+                f"opponent: give one agent for every other seat ({others}), got {len(opponent)}"
+            )
+        chosen = list(opponent)
+    else:
+        chosen = [opponent] * others
+        if others == 0:
+            check(opponent)  # still reject an unknown name
+    return [check(a) for a in chosen]
 
 
 class SingleAgentEnv(gym.Env):
@@ -98,20 +116,9 @@ class SingleAgentEnv(gym.Env):
         self.game_state: State | None = None
 
     def _make_opponents(self, opponent: Any) -> list[Agent | None]:
-        n = self.game.num_players
-        others = n - 1
-        if isinstance(opponent, Sequence) and not isinstance(opponent, str):
-            if len(opponent) != others:
-                raise ValueError(
-                    f"opponent: give one agent for every other seat ({others}), got {len(opponent)}"
-                )
-            chosen = list(opponent)
-        else:
-            chosen = [opponent] * others
-            if others == 0:
-                make_agent(self.spec_, opponent, self.game)  # still reject an unknown name
         # One agent object per seat, so agents with memory never share it.
-        return [make_agent(self.spec_, a, self.game) for a in chosen]
+        return opponents_per_seat(opponent, self.game.num_players - 1,
+                                  lambda a: make_agent(self.spec_, a, self.game))
 
     # --- Gymnasium API ------------------------------------------------------------------
     def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None):

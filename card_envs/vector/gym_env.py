@@ -23,7 +23,6 @@ Differences from a SyncVectorEnv of ``gym_env()``: an illegal action raises Valu
 from __future__ import annotations
 
 import inspect
-from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
@@ -32,6 +31,7 @@ from gymnasium.vector import AutoresetMode, VectorEnv
 from gymnasium.vector.utils import batch_space
 
 from card_envs import vector
+from card_envs.core.gym_env import opponents_per_seat
 from card_envs.vector.base import SeededDealer, check_batch_size, make_dealer
 
 # Deals in which the learner never gets to act are re-dealt; this bounds the retries.
@@ -103,22 +103,16 @@ class CardVectorEnv(VectorEnv):
         self._rng = np.random.default_rng()
 
     def _opponents(self, opponent: Any) -> list[str]:
-        others = self.engine.num_players - 1
-        if isinstance(opponent, Sequence) and not isinstance(opponent, str):
-            if len(opponent) != others:
-                raise ValueError(
-                    f"opponent: give one agent for every other seat ({others}), got {len(opponent)}"
-                )
-            chosen = list(opponent)
-        else:
-            chosen = [opponent] * max(others, 1)
-        for name in chosen:
-            if name not in self.agents:
-                raise ValueError(
-                    f"unknown opponent {name!r} for the batched {self.engine.name}; choose one of "
-                    + ", ".join(self.agents)
-                )
-        return chosen[:others]
+        return opponents_per_seat(opponent, self.engine.num_players - 1, self._known)
+
+    def _known(self, name: Any) -> Any:
+        """``name``, if the batched engine has that agent; ValueError listing them otherwise."""
+        if name not in self.agents:
+            raise ValueError(
+                f"unknown opponent {name!r} for the batched {self.engine.name}; choose one of "
+                + ", ".join(self.agents)
+            )
+        return name
 
     # --- Gymnasium API --------------------------------------------------------------------
     def reset(self, *, seed: Any = None, options: dict[str, Any] | None = None):
