@@ -168,7 +168,7 @@ def _hidden(game: Game, s: State):
 
 
 def test_literature_worlds_respect_every_fact_of_informed_play():
-    """Heuristic play (many facts known) and the exhaustive fallback both give worlds that keep
+    """Heuristic play (many facts known) and the flow fallback both give worlds that keep
     every fact: check_invariants checks every player's tables against the sampled hands."""
     for variant in ({"num_players": 6}, {"num_players": 4, "rules": "original"}):
         game = load_spec("literature").make_game(**variant)
@@ -182,7 +182,7 @@ def test_literature_worlds_respect_every_fact_of_informed_play():
                 world = literature_search.sample_world(game, view, rng, deals)
                 game.check_invariants(world)
                 assert _same_view(view, game.view(world, p))
-                owner = deals._exhaustive(rng)
+                owner = deals._by_flow(rng)
                 hands = list(deals.known)
                 for c, q in owner.items():
                     hands[q] |= 1 << (8 * (c // 6) + c % 6)

@@ -4,9 +4,10 @@
 say: the cards the seat is known to hold, none it is known to lack, at least its least count of
 every half-suit, and exactly its hand size. ``Deals`` finds one by a randomized greedy fill
 (the least counts first, then the most constrained card first, each to a seat that may hold it
-with a chance in proportion to the room it has left), falling back to an exhaustive search if
-the fill keeps failing, then shuffles it by random swaps that keep every fact true (a Markov
-chain whose steps are symmetric, so it drifts towards every consistent deal alike).
+with a chance in proportion to the room it has left), falling back to a feasible flow (which
+always finds one, in polynomial time) if the fill keeps failing, then shuffles it by random
+swaps that keep every fact true (a Markov chain whose steps are symmetric, so it drifts
+towards every consistent deal alike).
 
 **Knowledge.** The world also needs every player's tables (the rule agents that play the other
 seats read them, and under ``rules="original"`` they make the automatic claims). The view does
@@ -95,7 +96,7 @@ class Deals:
             if owner is not None:
                 break
         if owner is None:
-            owner = self._exhaustive(rng)
+            owner = self._by_flow(rng)
         self._shuffle(owner, rng)
         hands = list(self.known)
         for c, q in owner.items():
@@ -140,45 +141,41 @@ class Deals:
             room[q] -= 1
         return owner
 
-    def _exhaustive(self, rng: np.random.Generator) -> dict[int, int]:
-        """A deal found by depth-first search (seats tried in random order); the view is
-        consistent with the real deal, so one always exists."""
-        counts = self._counts()
-        room = dict(self.room)
-        cards = sorted(self.cards, key=lambda c: len(self.may[c]))
-        owner: dict[int, int] = {}
+    def _by_flow(self, rng: np.random.Generator) -> dict[int, int]:
+        """A deal found as a feasible flow (polynomial, never fails on a consistent view).
 
-        def short() -> bool:  # some least count can no longer be reached
-            for (q, h), least in self.least.items():
-                missing = least - counts[q, h]
-                if missing > 0:
-                    open_cards = sum(1 for c in range(6 * h, 6 * h + 6)
-                                     if c in self.may and c not in owner and q in self.may[c])
-                    if open_cards < missing:
-                        return True
-            return False
-
-        def place(i: int) -> bool:
-            if i == len(cards):
-                return True
-            c = cards[i]
+        Each card sends one unit to (seat, its half-suit) if the seat may hold it; each
+        (seat, half-suit) passes at least the seat's missing least count on to the seat; each
+        seat passes exactly its room to the sink. Lower bounds are met the usual way (a
+        circulation with a super source and sink); the edges are visited in random order, so
+        different generators give different deals (the shuffle mixes further)."""
+        flow = _Flow()
+        source, sink = flow.node(), flow.node()
+        seat = {q: flow.node() for q in self.others}
+        group: dict[tuple[int, int], int] = {}
+        card_edges: list[tuple[int, int, int]] = []  # (card, seat, edge id)
+        for i in rng.permutation(len(self.cards)):
+            c = self.cards[i]
             h = c // HALF_SUIT_SIZE
-            seats = [q for q in self.may[c] if room[q] > 0]
-            for j in rng.permutation(len(seats)):
-                q = seats[j]
-                owner[c] = q
-                room[q] -= 1
-                counts[q, h] += 1
-                if not short() and place(i + 1):
-                    return True
-                del owner[c]
-                room[q] += 1
-                counts[q, h] -= 1
-            return False
-
-        if not place(0):
+            node = flow.node()
+            flow.demand(source, node, 1)  # S -> card, lower = capacity = 1
+            may = self.may[c]
+            for j in rng.permutation(len(may)):
+                q = may[j]
+                if (q, h) not in group:
+                    group[q, h] = flow.node()
+                    need = self.deficit.get((q, h), 0)
+                    flow.demand(group[q, h], seat[q], need)
+                    flow.edge(group[q, h], seat[q], HALF_SUIT_SIZE - need)
+                card_edges.append((c, q, flow.edge(node, group[q, h], 1)))
+        for q in self.others:
+            flow.demand(seat[q], sink, self.room[q])  # lower = capacity = room
+        if any(qh not in group for qh in self.deficit):  # q must get cards it may not hold
             raise AssertionError("no deal agrees with the view: its tables are inconsistent")
-        return owner
+        flow.edge(sink, source, len(self.cards))
+        if not flow.feasible():
+            raise AssertionError("no deal agrees with the view: its tables are inconsistent")
+        return {c: q for c, q, e in card_edges if flow.used(e)}
 
     def _shuffle(self, owner: dict[int, int], rng: np.random.Generator) -> None:
         """Random swaps of two cards between two seats that keep every fact true."""
@@ -372,3 +369,74 @@ class LiteratureSearchAgent(SearchAgent):
     def key(self, view: LiteratureView) -> Hashable:
         return (view.raw, view.hand, view.sizes, view.claim_half, view.claim_names, view.turn,
                 view.outcome)
+
+
+class _Flow:
+    """Maximum flow (shortest augmenting paths) with lower bounds met by ``demand`` edges:
+    just enough for ``Deals._by_flow``, a few hundred edges."""
+
+    def __init__(self):
+        self.head: list[list[int]] = []  # per node, its edge ids
+        self.to: list[int] = []
+        self.cap: list[int] = []
+        self.excess: list[int] = []
+
+    def node(self) -> int:
+        self.head.append([])
+        self.excess.append(0)
+        return len(self.head) - 1
+
+    def edge(self, u: int, v: int, cap: int) -> int:
+        """An edge u -> v of this capacity (and its residual twin); gives its id."""
+        for a, b, c in ((u, v, cap), (v, u, 0)):
+            self.head[a].append(len(self.to))
+            self.to.append(b)
+            self.cap.append(c)
+        return len(self.to) - 2
+
+    def demand(self, u: int, v: int, amount: int) -> None:
+        """At least ``amount`` must flow u -> v (beyond it only through ``edge``s)."""
+        self.excess[v] += amount
+        self.excess[u] -= amount
+
+    def used(self, e: int) -> bool:
+        """Whether edge ``e`` carries flow (its residual twin has capacity)."""
+        return self.cap[e ^ 1] > 0
+
+    def feasible(self) -> bool:
+        """Whether every demand can be met; leaves such a flow on the edges."""
+        top, bottom = self.node(), self.node()
+        need = 0
+        for x, ex in enumerate(self.excess[:top]):
+            if ex > 0:
+                self.edge(top, x, ex)
+                need += ex
+            elif ex < 0:
+                self.edge(x, bottom, -ex)
+        while need:
+            parent = [-1] * len(self.head)
+            parent[top] = -2
+            queue = [top]
+            for x in queue:
+                for e in self.head[x]:
+                    y = self.to[e]
+                    if self.cap[e] > 0 and parent[y] == -1:
+                        parent[y] = e
+                        queue.append(y)
+                if parent[bottom] != -1:
+                    break
+            if parent[bottom] == -1:
+                return False
+            push, y = need, bottom
+            while y != top:
+                e = parent[y]
+                push = min(push, self.cap[e])
+                y = self.to[e ^ 1]
+            y = bottom
+            while y != top:
+                e = parent[y]
+                self.cap[e] -= push
+                self.cap[e ^ 1] += push
+                y = self.to[e ^ 1]
+            need -= push
+        return True
