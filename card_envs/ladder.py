@@ -97,7 +97,8 @@ def search_budgets(cls: type) -> tuple[int, int] | None:
     """The two budgets a search agent plays the ladder at, or None for other agents.
 
     A class may say them in ``ladder_budgets``; otherwise a quarter of its default
-    budget and the default itself.
+    budget and the default itself (the ``budget`` argument's default, or the class's
+    ``default_budget`` when that argument defaults to None).
     """
     if not getattr(cls, "takes_budget", False):
         return None
@@ -107,6 +108,8 @@ def search_budgets(cls: type) -> tuple[int, int] | None:
     import inspect
 
     default = inspect.signature(cls.__init__).parameters["budget"].default
+    if default is None:
+        default = int(cls.default_budget)
     return (max(1, default // 4), default)
 
 

@@ -285,3 +285,14 @@ def test_the_baselines_page_is_rendered_from_its_results_file():
         "docs/baselines.md differs from docs/baselines.json: rerun "
         "python -m baselines.reproduce --budget full --collect"
     )
+
+
+@pytest.mark.parametrize("name", ENV_NAMES)
+def test_each_game_page_lists_every_agent_in_its_agents_table(name):
+    """Every agent the registry builds by name (search agents included) has a row in the game
+    page's agents table, and the table names no agent the registry lacks."""
+    text = page_path(name).read_text()
+    section = text.split("## Agents", 1)[1].split("\n## ", 1)[0]
+    table = section.split("| name | behaviour |", 1)[1].split("\n\n", 1)[0]
+    listed = re.findall(r"^\| `([a-z_0-9]+)` \|", table, flags=re.M)
+    assert sorted(listed) == sorted(["random", *load_spec(name).agents]), page_path(name)

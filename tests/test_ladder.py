@@ -64,6 +64,15 @@ def test_budgets_default_to_a_quarter_and_the_whole_default():
     assert search_budgets(Search) == (25, 100)
     assert search_budgets(BaseAgent) is None
 
+    class Budgeted(BaseAgent):  # the budget argument defaults to None: the class says it
+        takes_budget = True
+        default_budget = 48
+
+        def __init__(self, game=None, budget: int | None = None):
+            super().__init__(game)
+
+    assert search_budgets(Budgeted) == (12, 48)
+
 
 def test_ratings_order_agents_by_their_results():
     results = [(["strong", "weak"], [1, 2])] * 30 + [(["strong", "weak"], [2, 1])] * 5

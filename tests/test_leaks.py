@@ -73,3 +73,36 @@ def test_the_envs_fast_encoding_equals_encoding_the_view(name):
                     for enc in encoders:
                         assert np.array_equal(enc.encode_state(s, p), enc.encode(view)), (
                             name, variant, enc.name, p)
+
+
+@pytest.mark.parametrize("name", ENV_NAMES)
+def test_twin_states_give_every_agent_identical_decisions(name):
+    """Every agent the registry lists (search agents at a small budget) reads only its view:
+    states that differ only in cards the seat cannot see give it the same move for the same
+    generator."""
+    from card_envs.core.agents import make_agent
+
+    spec = load_spec(name)
+    rng = np.random.default_rng(5)
+    agents = [f"{n}:2" if getattr(cls, "takes_budget", False) else n
+              for n, cls in spec.agents.items()]
+    compared = changed = 0
+    for variant in spec.variants:
+        game = spec.make_game(**variant)
+        if variant.get("num_values", 0) > 10:  # simple_tricks' exact solver: seconds a move
+            agents = [a for a in agents if a.split(":")[0] not in ("solver", "ismcts")]
+        states = [s for s in play_states(game, seed=1, every=5)
+                  if not s.done and game.legal_mask(s).sum() > 1]
+        for s in states[::max(1, len(states) // 6)]:  # about six decisions spread over a game
+            p = s.player
+            twin = game.randomize_hidden(s, p, rng)
+            changed += pickle.dumps(twin) != pickle.dumps(s)
+            for agent in agents:
+                seed = int(rng.integers(2**32))
+                first = make_agent(spec, agent, game).act(
+                    game.view(s, p), np.random.default_rng(seed))
+                second = make_agent(spec, agent, game).act(
+                    game.view(twin, p), np.random.default_rng(seed))
+                assert first == second, (name, variant, agent, s.steps)
+                compared += 1
+    assert compared > 0 and changed > 0, "no twin states were compared: the test proves nothing"

@@ -10,6 +10,7 @@ import numpy as np
 from card_envs.core.agents import BaseAgent
 from card_envs.literature.deck import HALF_SUIT_SIZE, NUM_CARDS, NUM_HALF_SUITS
 from card_envs.literature.rules import LiteratureView, proven_in_team
+from card_envs.literature.search import LiteratureSearchAgent
 
 
 class Beliefs:
@@ -180,4 +181,5 @@ class HeuristicAgent(_LiteratureAgent):
         return max(ours, key=b.claim_chance)
 
 
-AGENTS = {"cautious": CautiousAgent, "heuristic": HeuristicAgent}
+AGENTS = {"cautious": CautiousAgent, "heuristic": HeuristicAgent,
+          "ismcts": LiteratureSearchAgent}

@@ -18,6 +18,7 @@ from card_envs.palace.rules import (
     PalaceState,
     PalaceView,
 )
+from card_envs.palace.search import PalaceSearchAgent
 
 # Ranks in the order lowest_first spends them: non-wild ranks low to high, then the wilds.
 SPEND_ORDER = tuple([r for r in range(NUM_RANKS) if r not in WILDS] + list(WILDS))
@@ -200,4 +201,5 @@ def _pile_order(view: PalaceView) -> list[int]:
     return [top] * int(rest[top]) + others + [top] * run
 
 
-AGENTS = {"lowest_first": LowestFirstAgent, "heuristic": HeuristicAgent}
+AGENTS = {"lowest_first": LowestFirstAgent, "heuristic": HeuristicAgent,
+          "ismcts": PalaceSearchAgent}

@@ -25,6 +25,7 @@ from card_envs.thirty_one.rules import (
     ThirtyOneView,
     hand_score,
 )
+from card_envs.thirty_one.search import ThirtyOneSearchAgent
 
 
 def best_placement(hand: list[int], card: int, three_of_a_kind: bool) -> tuple[int, float]:
@@ -144,4 +145,5 @@ class ExpectedValueAgent(BaseAgent):
         return THROW if best < 0 else PLACE + best
 
 
-AGENTS = {"greedy": GreedyAgent, "expected_value": ExpectedValueAgent}
+AGENTS = {"greedy": GreedyAgent, "expected_value": ExpectedValueAgent,
+          "ismcts": ThirtyOneSearchAgent}

@@ -1,0 +1,124 @@
+"""The Palace search agent: determinized search (PIMC) over worlds sampled from the seat's view.
+
+A world keeps everything the view shows (the seat's hand, every face-up card, the cards
+publicly known to be in each hand, the pile's counts, top and run, the cards out of the game,
+the public history) and deals the cards the seat has not seen at random into the places it
+cannot see: the rest of each other hand, every face-down card (its own included) and the draw
+pile in a random order. The pile's order below its top run is not kept (the rules read only
+its counts, top and run).
+
+The search compares the distinct plays the ``heuristic`` compares (every copy or one copy of
+each playable rank, a face-up card, blind, picking up); playouts use ``lowest_first`` for every
+seat to the end of the game. It keeps the ``heuristic``'s rule play (its move without its own
+sampling) unless another play beats it by more than one standard error on the same worlds. The
+swap phase (``swap_phase=True``) is played by the ``heuristic``'s swap rule, without search.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Hashable
+
+import numpy as np
+
+from card_envs.core.agents import Agent
+from card_envs.core.cards import NUM_RANKS, shuffled
+from card_envs.core.search import SearchAgent
+from card_envs.palace.rules import Palace, PalaceState, PalaceView
+
+_RANKS = np.arange(NUM_RANKS)
+
+
+def sample_world(game: Palace, view: PalaceView, rng: np.random.Generator,
+                 board: bool = False) -> PalaceState:
+    """A state consistent with ``view`` (whose seat must be to act): the unseen cards dealt at
+    random into the places it cannot see. ``board=True`` also builds the public board (so that
+    the world can be observed: tests), which a search does not need. Reads only the view."""
+    if not view.to_act:
+        raise ValueError(f"seat {view.player} is not to act: its view does not say who is")
+    n, me = view.num_players, view.player
+    seen = (view.hand + view.face_up.sum(axis=0) + view.pile + view.out_cards
+            + view.known.sum(axis=0) - view.known[me])
+    pool = shuffled(np.repeat(_RANKS, 4 - seen).tolist(), rng)
+    hands, face_down, at = [], [], 0
+    for q in range(n):
+        if q == me:
+            hands.append(np.repeat(_RANKS, view.hand).tolist())
+        else:
+            unknown = view.hand_size[q] - int(view.known[q].sum())
+            hands.append(np.repeat(_RANKS, view.known[q]).tolist() + pool[at : at + unknown])
+            at += unknown
+        face_down.append(pool[at : at + view.face_down_size[q]])
+        at += view.face_down_size[q]
+    draw = pool[at:]
+    if len(draw) != view.draw_size:
+        raise AssertionError("the unseen cards do not fill the places the view leaves open")
+    s = game.deal(hands, [np.repeat(_RANKS, view.face_up[q]).tolist() for q in range(n)],
+                  face_down, draw=draw, pile=pile_order(view),
+                  out=np.repeat(_RANKS, view.out_cards).tolist(), player=me,
+                  swapping=view.swapping, board=False,
+                  known=[np.repeat(_RANKS, view.known[q]).tolist() for q in range(n)])
+    s.finished = list(view.finished)
+    s.history = list(view.history)
+    s.head = view.head
+    if board:
+        s.board = game.fresh_board(s)
+        s.hand_quarters = game.fresh_hand_quarters(s)
+    return s
+
+
+def pile_order(view: PalaceView) -> list[int]:
+    """A pile, bottom to top, with the view's counts, top and run (all the rules read)."""
+    if view.top < 0:
+        return []
+    top, run = view.top, view.run
+    rest = view.pile.astype(np.int64)
+    rest[top] -= run
+    others = np.repeat(_RANKS, np.where(_RANKS == top, 0, rest)).tolist()
+    # Earlier cards of the top rank sit below a card of another rank, as they must have.
+    return [top] * int(rest[top]) + others + [top] * run
+
+
+class PalaceSearchAgent(SearchAgent):
+    """Determinized search (``PIMC`` of ``card_envs.core.search``) over worlds sampled from the
+    view; budget: playouts per decision (one candidate play on one sampled world, then
+    ``lowest_first`` for every seat to the end of the game). It keeps the ``heuristic``'s rule
+    play unless another beats it by more than one standard error on the same worlds."""
+
+    default_budget = 100
+    method = "pimc"
+    margin = 1.0
+    rule_rollouts = False  # playouts by the heuristic's rule play instead of lowest_first
+
+    def __init__(self, game: Palace, budget: int | None = None, rollout: Agent | None = None,
+                 opponents: Agent | None = None):
+        from card_envs.palace.agents import HeuristicAgent  # agents.py imports this module
+
+        self._rule = HeuristicAgent(game)
+        self._rule.samples = 0  # its rule play without its own search: the base of ours
+        super().__init__(game, budget, rollout, opponents)
+
+    def default_rollout(self) -> Agent:
+        from card_envs.palace.agents import LowestFirstAgent
+
+        if self.rule_rollouts:
+            return self._rule
+        return LowestFirstAgent(self.game)
+
+    def sample_world(self, view: PalaceView, rng: np.random.Generator) -> PalaceState:
+        return sample_world(self.game, view, rng)
+
+    def base_policy(self) -> Agent:
+        return self._rule
+
+    def shortcut(self, view: PalaceView) -> int | None:
+        if view.swapping:
+            return self._rule.act(view, np.random.default_rng(0))  # the swap rule: no chance
+        return None
+
+    def candidates(self, view: PalaceView) -> list[int]:
+        return self._rule._choices(view)
+
+    def key(self, view: PalaceView) -> Hashable:
+        return (view.hand.tobytes(), view.top, view.run, view.pile_size, tuple(view.hand_size),
+                tuple(view.face_down_size), view.face_up.tobytes(), view.draw_size,
+                tuple(view.finished))

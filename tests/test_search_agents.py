@@ -1,0 +1,243 @@
+"""Search agents: the generic search on a toy game, and for each game with a search agent its
+world sampler (worlds agree with the view they come from) and the leak test (twin worlds that
+differ only in what the seat cannot see give identical decisions for the same generator)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from card_envs.core.agents import RandomAgent, make_agent
+from card_envs.core.game import Game, State, View
+from card_envs.core.search import ISMCTS, PIMC, SearchAgent
+from card_envs.literature import search as literature_search
+from card_envs.literature.agents import HeuristicAgent as LiteratureHeuristic
+from card_envs.literature.deck import card_row as deck_row
+from card_envs.palace import search as palace_search
+from card_envs.registry import load_spec
+from card_envs.thirty_one import search as thirty_one_search
+from tests.conftest import play_states
+
+SEARCH_GAMES = ["thirty_one", "palace", "literature"]
+SAMPLERS = {
+    "thirty_one": thirty_one_search.sample_world,
+    "palace": lambda game, view, rng: palace_search.sample_world(game, view, rng, board=True),
+    "literature": literature_search.sample_world,
+}
+
+
+# --- the generic search on a toy game ---------------------------------------------------------
+class _BetState(State):
+    __slots__ = ("card", "bet")
+
+
+class _BetView(View):
+    __slots__ = ("high",)
+
+
+class _Bet(Game):
+    """One decision: seat 0 bets (1) or passes (0) on a card 0..9 it cannot see; a bet wins 1
+    if the card is 3 or more, else loses 1; a pass pays 0.2. The view says only whether the
+    card is high (5 or more) when ``told`` is set."""
+
+    name = "bet"
+    num_players = 2
+    num_actions = 2
+    max_steps = 2
+
+    def __init__(self, told: bool):
+        self.told = told
+        self._config = {"told": told}
+
+    def init(self, rng):
+        s = _BetState(0)
+        s.card, s.bet = int(rng.integers(10)), -1
+        return s
+
+    def _legal_mask(self, s):
+        return np.ones(2, np.int8)
+
+    def _apply(self, s, action, rng):
+        s.bet, s.terminal = action, True
+        return self.payoffs(s)
+
+    def view(self, s, player):
+        v = _BetView()
+        v.player, v.legal = player, self.legal_mask(s) if player == s.player else np.zeros(2)
+        v.high = (s.card >= 5) if self.told else None
+        return v
+
+    def payoffs(self, s):
+        if not s.terminal:
+            return np.zeros(2)
+        win = 0.2 if s.bet == 0 else (1.0 if s.card >= 3 else -1.0)
+        return np.array([win, -win])
+
+    def action_name(self, action):
+        return ("pass", "bet")[action]
+
+    def action_table(self):
+        return []
+
+    def sample(self, view, rng):
+        s = _BetState(0)
+        cards = range(10) if view.high is None else (range(5, 10) if view.high else range(5))
+        s.card, s.bet = int(rng.choice(list(cards))), -1
+        return s
+
+
+@pytest.mark.parametrize("method", ["ismcts", "pimc"])
+@pytest.mark.parametrize("told,high,best", [(False, None, 1), (True, True, 1), (True, False, 0)])
+def test_search_picks_the_best_action_over_the_worlds_the_view_allows(method, told, high, best):
+    # unknown card: a bet is worth 0.4 > 0.2; known high: 1; known low: 2/5 - 3/5 = -0.2 < 0.2
+    game = _Bet(told)
+    view = _BetView()
+    view.player, view.legal, view.high = 0, np.ones(2, np.int8), high
+    cls = ISMCTS if method == "ismcts" else PIMC
+    search = cls(game, game.sample, RandomAgent(game), 400)
+    result = search.search(view, np.random.default_rng(0))
+    assert result.best() == best
+    assert sum(result.visits.values()) == 400
+
+
+def test_search_refuses_a_view_not_to_act_and_a_bad_budget():
+    game = _Bet(False)
+    view = _BetView()
+    view.player, view.legal, view.high = 1, np.zeros(2, np.int8), None
+    with pytest.raises(ValueError, match="not to act"):
+        ISMCTS(game, game.sample, RandomAgent(game), 10).search(view, np.random.default_rng(0))
+    with pytest.raises(ValueError, match="simulations=0"):
+        ISMCTS(game, game.sample, RandomAgent(game), 0)
+    with pytest.raises(ValueError, match="tree='both'"):
+        ISMCTS(game, game.sample, RandomAgent(game), 5, tree="both")
+
+
+# --- the games' world samplers -----------------------------------------------------------------
+def _game_states(name: str, seeds: int = 2, every: int = 3):
+    """(game, state) pairs from random games of every variant of ``name``."""
+    spec = load_spec(name)
+    for variant in spec.variants:
+        game = spec.make_game(**variant)
+        for seed in range(seeds):
+            for s in play_states(game, seed, every=every):
+                if not s.done:
+                    yield game, s
+
+
+def _same_view(a: View, b: View) -> bool:
+    for name in [*type(a).__slots__, "player", "legal"]:
+        x, y = getattr(a, name), getattr(b, name)
+        if isinstance(x, np.ndarray) or isinstance(y, np.ndarray):
+            if not np.array_equal(x, y):
+                return False
+        elif x != y:
+            return False
+    return True
+
+
+@pytest.mark.parametrize("name", SEARCH_GAMES)
+def test_a_sampled_world_keeps_the_rules_and_shows_the_seat_its_own_view(name):
+    spec = load_spec(name)
+    rng = np.random.default_rng(1)
+    checked = redrawn = 0
+    for game, s in _game_states(name):
+        encoders = [cls(game) for cls in spec.encoders.values()]
+        seats = [s.player] if name == "palace" else range(game.num_players)
+        for p in seats:
+            view = game.view(s, p)
+            if name == "thirty_one" and p not in view.seating:
+                continue
+            world = SAMPLERS[name](game, view, rng)
+            game.check_invariants(world)
+            again = game.view(world, p)
+            assert _same_view(view, again), (name, game, p)
+            for enc in encoders:
+                assert np.array_equal(enc.encode(view), enc.encode(again)), (name, enc.name)
+            checked += 1
+            redrawn += _hidden(game, world) != _hidden(game, s)
+    assert checked > 100 and redrawn > checked // 4, (checked, redrawn)
+
+
+def _hidden(game: Game, s: State):
+    """Where the cards are (for counting the worlds that differ from the real one)."""
+    if game.name == "thirty_one":
+        return [list(h) for h in s.hands], list(s.deck)
+    if game.name == "palace":
+        return [h.tolist() for h in s.hand], [list(f) for f in s.face_down], list(s.draw)
+    return list(s.hands)
+
+
+def test_literature_worlds_respect_every_fact_of_informed_play():
+    """Heuristic play (many facts known) and the flow fallback both give worlds that keep
+    every fact: check_invariants checks every player's tables against the sampled hands."""
+    for variant in ({"num_players": 6}, {"num_players": 4, "rules": "original"}):
+        game = load_spec("literature").make_game(**variant)
+        agent = LiteratureHeuristic(game)
+        rng = np.random.default_rng(3)
+        s = game.init(rng)
+        while not s.done:
+            for p in range(game.num_players):
+                view = game.view(s, p)
+                deals = literature_search.Deals(view)
+                world = literature_search.sample_world(game, view, rng, deals)
+                game.check_invariants(world)
+                assert _same_view(view, game.view(world, p))
+                owner = deals._by_flow(rng)
+                hands = list(deals.known)
+                for c, q in owner.items():
+                    hands[q] |= 1 << (8 * (c // 6) + c % 6)
+                assert _agrees(view, hands)
+            game.apply(s, agent.act(game.view(s, s.player), rng), rng)
+
+
+def _agrees(view, hands: list[int]) -> bool:
+    """Whether slot-form ``hands`` keep every fact of a Literature view's tables."""
+    cards = np.array([deck_row(h) for h in hands])  # (n, 48)
+    per_half = cards.reshape(len(hands), 8, 6).sum(axis=2)
+    return bool((cards >= view.holds()).all() and not (cards & view.lacks()).any()
+                and (per_half >= view.least()).all()
+                and cards.sum(axis=1).tolist() == list(view.sizes))
+
+
+# --- leaks: decisions depend on the view only ---------------------------------------------------
+@pytest.mark.parametrize("name", SEARCH_GAMES)
+def test_twin_worlds_give_the_search_agent_identical_decisions(name):
+    spec = load_spec(name)
+    rng = np.random.default_rng(2)
+    decided = 0
+    for game, s in _game_states(name, seeds=1, every=7):
+        p = s.player
+        if not game.legal_mask(s).sum() > 1:
+            continue
+        twin = game.randomize_hidden(s, p, rng)
+        agent = make_agent(spec, "ismcts:6", game)
+        first = agent.act(game.view(s, p), np.random.default_rng(decided))
+        second = agent.act(game.view(twin, p), np.random.default_rng(decided))
+        assert first == second, (name, game, s.steps)
+        decided += 1
+    assert decided > 10
+
+
+@pytest.mark.parametrize("name", SEARCH_GAMES)
+def test_the_search_agent_is_an_ordinary_agent(name):
+    """By name, with a budget, in evaluate's play loop, as a Gymnasium opponent."""
+    spec = load_spec(name)
+    game = spec.make_game()
+    agent = make_agent(spec, "ismcts:3", game)
+    assert isinstance(agent, SearchAgent) and agent.budget == 3
+    assert make_agent(spec, "ismcts", game).budget == type(agent).default_budget
+    env = spec.factories()[2](opponent="ismcts:2")
+    obs, _ = env.reset(seed=0)
+    for _ in range(5):
+        legal = np.flatnonzero(env.action_masks())
+        obs, _, done, cut, _ = env.step(int(legal[0]))
+        if done or cut:
+            break
+
+
+def test_thirty_one_match_chances():
+    chances = thirty_one_search.match_chances
+    assert chances([3, 3]) == [0.5, 0.5]
+    assert chances([1, 3]) == pytest.approx([1 / 8, 7 / 8])
+    assert chances([0, 2, 2]) == pytest.approx([0.0, 0.5, 0.5])
+    assert sum(chances([1, 2, 3, 3])) == pytest.approx(1.0)
