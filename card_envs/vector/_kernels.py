@@ -717,3 +717,258 @@ def match_observe(codes, card_11, card_31, card_value, card_source, score_31, un
         else:
             obs[r, 22] = -1.0
     return obs
+
+
+# --- Thirty-One's VectorEnv step against random opponents, in one call -----------------------
+# CardVectorEnv.step's Python loop (the learner's move, the opponents' moves wave by wave until
+# every learner is to act, the new games of the matches that ended) for Thirty-One with every
+# other seat random, on a BatchDealer. It makes the same calls in the same order as that loop,
+# and draws what it draws from the same generators: each wave B uniforms from the env's
+# generator for the random actions, a seat per new game from it (unless the learner's seat is
+# fixed). Only the shuffles differ: they are drawn here, from the dealer's generator, each
+# row's permutation by ``_shuffle_rows`` (the BatchDealer's pool would cost a call into Python).
+# ``g`` is ThirtyOneVector._compiled_args; ``x`` the arrays the step adds to it:
+# (rewards, need_reshuffle, need_deal, truncated, pending, has_pending, chain, has_chain, steps,
+# mask); ``scratch`` (slots, lengths, perms, uniforms) sized for the batch.
+@njit(cache=True)
+def _shuffle_rows(rng, perms, lengths, count):  # pragma: no cover - compiled
+    """Rows 0..count-1 of ``perms``: range(width) with the first lengths[r] items shuffled by
+    Fisher-Yates from the end, one ``rng.random()`` per swap (index int(u * (j + 1)))."""
+    width = perms.shape[1]
+    for r in range(count):
+        for j in range(width):
+            perms[r, j] = j
+        for j in range(lengths[r] - 1, 0, -1):
+            k = int(rng.random() * (j + 1))
+            t = perms[r, j]
+            perms[r, j] = perms[r, k]
+            perms[r, k] = t
+
+
+@njit(cache=True)
+def _match_deals(g, x, deal_rng, scratch, n, full_lives, instant_31,
+                 shaped):  # pragma: no cover - compiled
+    """ThirtyOneVector._compiled_deals: the flagged reshuffles, then the flagged deals."""
+    (codes, card_value, lives, hands, shown, deck, deck_size, discard, discard_size, in_discard,
+     discard_values, opener, knocker, first_turn, phase, drawn, from_discard, round_turns,
+     rounds, winner, player, terminated) = g
+    need_reshuffle, need_deal, chain, has_chain = x[1], x[2], x[6], x[7]
+    slots, lengths, perms = scratch[0], scratch[1], scratch[2]
+    count = 0
+    for i in range(len(need_reshuffle)):
+        if need_reshuffle[i]:
+            slots[count] = i
+            lengths[count] = discard_size[i] - 1
+            count += 1
+    if count:
+        _shuffle_rows(deal_rng, perms, lengths, count)
+        match_reshuffle(deck, deck_size, discard, discard_size, in_discard, discard_values,
+                        card_value, slots[:count], perms[:count])
+        for r in range(count):
+            need_reshuffle[slots[r]] = False
+    while True:
+        count = 0
+        for i in range(len(need_deal)):
+            if need_deal[i]:
+                slots[count] = i
+                lengths[count] = 52
+                count += 1
+        if count == 0:
+            return
+        _shuffle_rows(deal_rng, perms, lengths, count)
+        match_deal(codes, card_value, lives, hands, shown, deck, deck_size, discard,
+                   discard_size, in_discard, discard_values, opener, knocker, first_turn, phase,
+                   drawn, from_discard, round_turns, rounds, winner, player, terminated, chain,
+                   has_chain, need_deal, slots[:count], perms[:count], n, full_lives,
+                   instant_31, shaped)
+
+
+@njit(cache=True)
+def _match_moves(g, x, deal_rng, scratch, live, actions, n, full_lives, max_round_turns,
+                 instant_31, shaped, max_steps):  # pragma: no cover - compiled
+    """VectorGame.step on the numba backend for the games ``live``: every row's rewards zeroed,
+    then match_step, the deals and match_finish."""
+    (codes, card_value, lives, hands, shown, deck, deck_size, discard, discard_size, in_discard,
+     discard_values, opener, knocker, first_turn, phase, drawn, from_discard, round_turns,
+     rounds, winner, player, terminated) = g
+    (rewards, need_reshuffle, need_deal, truncated, pending, has_pending, chain, has_chain,
+     steps, mask) = x
+    rewards[:] = 0.0
+    match_step(codes, card_value, lives, hands, shown, deck, deck_size, discard, discard_size,
+               in_discard, discard_values, opener, knocker, first_turn, phase, drawn,
+               from_discard, round_turns, rounds, winner, player, terminated, rewards,
+               need_reshuffle, need_deal, live, actions, n, full_lives, max_round_turns,
+               instant_31, shaped)
+    _match_deals(g, x, deal_rng, scratch, n, full_lives, instant_31, shaped)
+    match_finish(knocker, phase, from_discard, winner, terminated, truncated, rewards, pending,
+                 has_pending, chain, has_chain, steps, mask, live, n, shaped, max_steps)
+
+
+@njit(cache=True)
+def _match_opponents(g, x, rng, deal_rng, scratch, seat, active, earned, n, full_lives,
+                     max_round_turns, instant_31, shaped,
+                     max_steps):  # pragma: no cover - compiled
+    """CardVectorEnv._play_opponents with random opponents: waves of random legal moves in the
+    games of ``active`` where the learner is not to act; the learner's rewards to ``earned``."""
+    player, terminated = g[20], g[21]
+    rewards, truncated, mask = x[0], x[3], x[9]
+    b = len(seat)
+    waiting = np.empty(b, np.int64)
+    actions = np.zeros(b, np.int64)
+    uniforms = scratch[3]
+    width = mask.shape[1]
+    legal = np.zeros(width + 1, np.int64)
+    for i in range(b):
+        earned[i] = 0.0
+    while True:
+        count = 0
+        for i in range(b):
+            if active[i] and not (terminated[i] or truncated[i]) and player[i] != seat[i]:
+                waiting[count] = i
+                count += 1
+        if count == 0:
+            return
+        for i in range(b):  # random_actions: one uniform per game of the batch
+            uniforms[i] = rng.random()
+        for r in range(count):  # random_legal for the waiting games (the others ignore theirs)
+            i = waiting[r]
+            legal_count = 0
+            for a in range(width):
+                legal[legal_count] = a
+                legal_count += mask[i, a] != 0
+            actions[i] = legal[int(uniforms[i] * legal_count)] if legal_count else 0
+        _match_moves(g, x, deal_rng, scratch, waiting[:count], actions, n, full_lives,
+                     max_round_turns, instant_31, shaped, max_steps)
+        for r in range(count):
+            i = waiting[r]
+            earned[i] += rewards[i, seat[i]]
+
+
+@njit(cache=True)
+def match_new_games(g, x, rng, deal_rng, scratch, seat, env_pending, slots, learner_seat, n,
+                    full_lives, max_round_turns, instant_31, shaped, max_steps,
+                    max_redeals):  # pragma: no cover - compiled
+    """CardVectorEnv._new_games with random opponents: new matches in ``slots`` (seats drawn
+    unless ``learner_seat`` >= 0), the opponents played to each learner's first decision,
+    re-dealt while a match ends first. False if some slot needed more than ``max_redeals``."""
+    (codes, card_value, lives, hands, shown, deck, deck_size, discard, discard_size, in_discard,
+     discard_values, opener, knocker, first_turn, phase, drawn, from_discard, round_turns,
+     rounds, winner, player, terminated) = g
+    (rewards, need_reshuffle, need_deal, truncated, pending, has_pending, chain, has_chain,
+     steps, mask) = x
+    b = len(seat)
+    active = np.zeros(b, np.bool_)
+    earned = np.zeros(b)
+    slots = slots.copy()
+    count = len(slots)
+    for _ in range(max_redeals):
+        for r in range(count):
+            i = slots[r]
+            seat[i] = learner_seat if learner_seat >= 0 else rng.integers(0, n)
+        for r in range(count):  # reset_slots and ThirtyOneVector._deal
+            i = slots[r]
+            terminated[i] = False
+            truncated[i] = False
+            steps[i] = 0
+            for q in range(n):
+                lives[i, q] = full_lives
+            opener[i] = 0
+            rounds[i] = 0
+            winner[i] = -1
+            has_pending[i] = False
+            need_deal[i] = True
+            has_chain[i] = False
+        _match_deals(g, x, deal_rng, scratch, n, full_lives, instant_31, shaped)
+        for r in range(count):
+            i = slots[r]
+            for q in range(n):
+                pending[i, q] = chain[i, q]
+            has_pending[i] = has_chain[i]
+            has_chain[i] = False
+            placing = phase[i] == 1  # ThirtyOneVector._update_mask
+            for a in range(3):
+                mask[i, a] = not placing and not terminated[i]
+                mask[i, 3 + a] = placing and not terminated[i]
+            if not placing and knocker[i] >= 0:
+                mask[i, 2] = 0
+            mask[i, 6] = placing and not from_discard[i] and not terminated[i]
+            env_pending[i] = 0.0
+            active[i] = True
+        _match_opponents(g, x, rng, deal_rng, scratch, seat, active, earned, n, full_lives,
+                         max_round_turns, instant_31, shaped, max_steps)
+        for i in range(b):
+            env_pending[i] += earned[i]
+        left = 0
+        for r in range(count):
+            i = slots[r]
+            active[i] = False
+            if terminated[i] or truncated[i]:
+                slots[left] = i
+                left += 1
+        count = left
+        if count == 0:
+            return True
+    return False
+
+
+@njit(cache=True)
+def match_env_step(g, x, tables, rng, deal_rng, scratch, seat, env_pending, actions,
+                   learner_seat, reward, term, trunc, final_obs, payoff, score, n, full_lives,
+                   max_round_turns, instant_31, shaped, max_steps,
+                   max_redeals):  # pragma: no cover - compiled
+    """CardVectorEnv.step with random opponents, up to the observations: the learners' (legal)
+    ``actions`` in every game, the opponents to each learner's next decision, ``reward``,
+    ``term`` and ``trunc``; for the games that ended, their last observations in
+    ``final_obs`` (their rows), ``payoff`` and ``score``, then new games. False if a re-deal
+    limit was hit."""
+    (codes, card_value, lives, hands, shown, deck, deck_size, discard, discard_size, in_discard,
+     discard_values, opener, knocker, first_turn, phase, drawn, from_discard, round_turns,
+     rounds, winner, player, terminated) = g
+    rewards, truncated = x[0], x[3]
+    b = len(seat)
+    everything = np.arange(b)
+    _match_moves(g, x, deal_rng, scratch, everything, actions, n, full_lives, max_round_turns,
+                 instant_31, shaped, max_steps)
+    for i in range(b):
+        reward[i] = env_pending[i] + rewards[i, seat[i]]
+        env_pending[i] = 0.0
+    active = np.ones(b, np.bool_)
+    earned = np.zeros(b)
+    _match_opponents(g, x, rng, deal_rng, scratch, seat, active, earned, n, full_lives,
+                     max_round_turns, instant_31, shaped, max_steps)
+    count = 0
+    slots = scratch[0]
+    for i in range(b):
+        reward[i] += earned[i]
+        term[i] = terminated[i]
+        trunc[i] = truncated[i]
+        payoff[i] = 0.0
+        score[i] = 0.0
+        if terminated[i] or truncated[i]:
+            slots[count] = i
+            count += 1
+            if terminated[i]:
+                payoff[i] = 1.0 if seat[i] == winner[i] else -1.0 / (n - 1)
+            score[i] = lives[i, seat[i]]
+    if count == 0:
+        return True
+    done = scratch[4]
+    for i in range(b):
+        done[i] = terminated[i] or truncated[i]
+    rows = slots[:count].copy()
+    seats = np.empty(count, np.int64)
+    for r in range(count):
+        seats[r] = seat[rows[r]]
+    (card_11, card_31, card_source, score_31, unseen_f32, lives_f32, source_place,
+     default) = tables
+    last = np.empty((count, final_obs.shape[1]), np.float32)
+    match_observe(codes, card_11, card_31, card_value, card_source, score_31, unseen_f32,
+                  lives_f32, source_place, lives, hands, shown, discard, discard_size,
+                  in_discard, discard_values, deck_size, opener, knocker, first_turn, phase,
+                  drawn, from_discard, round_turns, player, done, rows, seats, n,
+                  max_round_turns, default, last)
+    for r in range(count):
+        final_obs[rows[r]] = last[r]
+    return match_new_games(g, x, rng, deal_rng, scratch, seat, env_pending, rows, learner_seat,
+                           n, full_lives, max_round_turns, instant_31, shaped, max_steps,
+                           max_redeals)

@@ -32,7 +32,7 @@ from gymnasium.vector.utils import batch_space
 
 from card_envs import vector
 from card_envs.core.gym_env import opponents_per_seat
-from card_envs.vector.base import SeededDealer, check_batch_size, make_dealer
+from card_envs.vector.base import BatchDealer, SeededDealer, check_batch_size, make_dealer
 
 # Deals in which the learner never gets to act are re-dealt; this bounds the retries.
 _MAX_REDEALS = 100
@@ -138,6 +138,8 @@ class CardVectorEnv(VectorEnv):
         if state is None:
             raise RuntimeError("call reset() before step()")
         engine = self.engine
+        if self._compiled_step():
+            return self._step_compiled(actions)
         b = self.num_envs
         rows = np.arange(b)
         engine.step(state, actions)
@@ -173,6 +175,41 @@ class CardVectorEnv(VectorEnv):
         self.state = None
 
     # --- helpers --------------------------------------------------------------------------
+    def _compiled_step(self) -> bool:
+        """Whether ``step`` runs in one compiled call: an engine that has it on the numba
+        backend (Thirty-One), every opponent random, one generator dealing for the batch."""
+        engine, state = self.engine, self.state
+        return (engine.backend == "numba" and hasattr(engine, "random_opponents_step")
+                and type(state.dealer) is BatchDealer
+                and all(name == "random" for name in self.opponents)
+                and not (state.terminated | state.truncated).any())
+
+    def _step_compiled(self, actions: Any):
+        """``step`` by the engine's ``random_opponents_step``: the same moves, rewards, ends and
+        new games as the Python loop, the shuffles drawn in the call."""
+        engine, state = self.engine, self.state
+        actions = engine._as_actions(state, actions)
+        everything = np.arange(self.num_envs)
+        if engine.kernels.first_illegal(state.mask, everything, actions) >= 0:
+            engine._check_legal(state, actions, np.ones(self.num_envs, bool))  # raises
+        out = engine.random_opponents_step(state, actions, self.seat, self._pending,
+                                           self.learner_seat, self.obs_encoding, self._rng,
+                                           _MAX_REDEALS)
+        if out is None:
+            raise RuntimeError("the learner never got to act in 100 deals")
+        reward, terminated, truncated, final_obs, payoff, score = out
+        infos = {}
+        done = terminated | truncated
+        if done.any():
+            infos["final_obs"] = final_obs
+            infos["_final_obs"] = done
+            infos["final_info"] = {
+                "payoff": payoff, "_payoff": done, "score": score, "_score": done,
+                "truncated": truncated.copy(), "_truncated": done,
+            }
+        infos.update(self._infos())
+        return self._observe(), reward, terminated, truncated, infos
+
     def _new_games(self, slots: np.ndarray) -> None:
         """Deal new games in ``slots`` and play the opponents up to each learner's turn."""
         engine, state = self.engine, self.state

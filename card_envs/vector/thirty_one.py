@@ -298,6 +298,44 @@ class ThirtyOneVector(VectorGame):
                              s.has_chain, s.steps, s.mask, live, self.n, self.shaped,
                              self.max_steps)
 
+    def _env_arrays(self, s: MatchBatch) -> tuple:
+        """The state arrays the compiled VectorEnv step adds to ``_compiled_args``, and its
+        scratch arrays (kept on the state: slots, lengths, permutations, uniforms, flags)."""
+        scratch = getattr(s, "env_scratch", None)
+        b = s.num_envs
+        if scratch is None or len(scratch[0]) != b:
+            scratch = (np.empty(b, np.int64), np.empty(b, np.int64), np.empty((b, C), np.int64),
+                       np.empty(b), np.empty(b, bool))
+            s.env_scratch = scratch
+        return (s.rewards, s.need_reshuffle, s.need_deal, s.truncated, s.pending, s.has_pending,
+                s.chain, s.has_chain, s.steps, s.mask), scratch
+
+    def random_opponents_step(self, s: MatchBatch, actions: np.ndarray, seat: np.ndarray,
+                              env_pending: np.ndarray, learner_seat: int | None, encoding: str,
+                              rng: np.random.Generator, max_redeals: int) -> tuple:
+        """CardVectorEnv.step against random opponents in one compiled call (numba backend,
+        a BatchDealer): the learners' legal ``actions`` in every game, then the opponents' moves
+        and the new games, as the env's Python loop makes them; shuffles are drawn in the call
+        from the dealer's generator. Returns (reward, terminated, truncated, final_obs,
+        payoff, score), or None if a slot needed more than ``max_redeals`` deals."""
+        b = s.num_envs
+        game = self.game
+        x, scratch = self._env_arrays(s)
+        tables = (CARD_11, CARD_31, CARD_SOURCE, SCORE_31_F32, UNSEEN_F32, self.lives_f32,
+                  SOURCE_PLACE, encoding == "default")
+        reward = np.empty(b)
+        terminated = np.empty(b, bool)
+        truncated = np.empty(b, bool)
+        final_obs = np.zeros((b, self.observation_size(encoding)), np.float32)
+        payoff = np.empty(b)
+        score = np.empty(b)
+        ok = self.kernels.match_env_step(
+            self._compiled_args(s), x, tables, rng, s.dealer.rng, scratch, seat, env_pending,
+            actions, -1 if learner_seat is None else learner_seat, reward, terminated,
+            truncated, final_obs, payoff, score, self.n, self.lives, game.max_round_turns,
+            game.instant_31, self.shaped, self.max_steps, max_redeals)
+        return (reward, terminated, truncated, final_obs, payoff, score) if ok else None
+
     def _apply(self, s: MatchBatch, live: np.ndarray, action: np.ndarray) -> None:
         k = len(live)
         rewards = np.zeros((k, self.n))
