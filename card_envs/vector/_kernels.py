@@ -723,23 +723,33 @@ def match_observe(codes, card_11, card_31, card_value, card_source, score_31, un
 # CardVectorEnv.step's Python loop (the learner's move, the opponents' moves wave by wave until
 # every learner is to act, the new games of the matches that ended) for Thirty-One with every
 # other seat random, on a BatchDealer. It makes the same calls in the same order as that loop,
-# and draws what it draws from the same generators: each wave B uniforms from the env's
-# generator for the random actions, a seat per new game from it (unless the learner's seat is
-# fixed). Only the shuffles differ: they are drawn here, from the dealer's generator, each
-# row's permutation by ``_shuffle_rows`` (the BatchDealer's pool would cost a call into Python).
+# and draws what it draws from the same generators: each wave a uniform per waiting game from
+# the env's generator for the random actions, a seat per new game from it (unless the
+# learner's seat is fixed). Only the shuffles differ: they are drawn here, from the dealer's
+# generator, each row's permutation by ``_shuffle_rows`` (the BatchDealer's pool would cost a
+# call into Python and a slower shuffle).
 # ``g`` is ThirtyOneVector._compiled_args; ``x`` the arrays the step adds to it:
 # (rewards, need_reshuffle, need_deal, truncated, pending, has_pending, chain, has_chain, steps,
-# mask); ``scratch`` (slots, lengths, perms, uniforms) sized for the batch.
+# mask); ``scratch`` (slots, lengths, perms, flags) sized for the batch.
 @njit(cache=True)
 def _shuffle_rows(rng, perms, lengths, count):  # pragma: no cover - compiled
     """Rows 0..count-1 of ``perms``: range(width) with the first lengths[r] items shuffled by
-    Fisher-Yates from the end, one ``rng.random()`` per swap (index int(u * (j + 1)))."""
+    Fisher-Yates from the end. Each ``rng.random()`` gives three swaps: u *= j + 1, the index
+    is int(u), and the fraction left is the next u (2**-40 or finer at 52 cards)."""
     width = perms.shape[1]
     for r in range(count):
         for j in range(width):
             perms[r, j] = j
+        u = 0.0
+        left = 0
         for j in range(lengths[r] - 1, 0, -1):
-            k = int(rng.random() * (j + 1))
+            if left == 0:
+                u = rng.random()
+                left = 3
+            u *= j + 1
+            k = int(u)
+            u -= k
+            left -= 1
             t = perms[r, j]
             perms[r, j] = perms[r, k]
             perms[r, k] = t
@@ -815,7 +825,6 @@ def _match_opponents(g, x, rng, deal_rng, scratch, seat, active, earned, n, full
     b = len(seat)
     waiting = np.empty(b, np.int64)
     actions = np.zeros(b, np.int64)
-    uniforms = scratch[3]
     width = mask.shape[1]
     legal = np.zeros(width + 1, np.int64)
     for i in range(b):
@@ -828,15 +837,14 @@ def _match_opponents(g, x, rng, deal_rng, scratch, seat, active, earned, n, full
                 count += 1
         if count == 0:
             return
-        for i in range(b):  # random_actions: one uniform per game of the batch
-            uniforms[i] = rng.random()
-        for r in range(count):  # random_legal for the waiting games (the others ignore theirs)
+        for r in range(count):  # random_legal_actions: one uniform per waiting game, in order
             i = waiting[r]
             legal_count = 0
             for a in range(width):
                 legal[legal_count] = a
                 legal_count += mask[i, a] != 0
-            actions[i] = legal[int(uniforms[i] * legal_count)] if legal_count else 0
+            u = rng.random()
+            actions[i] = legal[int(u * legal_count)] if legal_count else 0
         _match_moves(g, x, deal_rng, scratch, waiting[:count], actions, n, full_lives,
                      max_round_turns, instant_31, shaped, max_steps)
         for r in range(count):
@@ -913,14 +921,14 @@ def match_new_games(g, x, rng, deal_rng, scratch, seat, env_pending, slots, lear
 
 @njit(cache=True)
 def match_env_step(g, x, tables, rng, deal_rng, scratch, seat, env_pending, actions,
-                   learner_seat, reward, term, trunc, final_obs, payoff, score, n, full_lives,
-                   max_round_turns, instant_31, shaped, max_steps,
+                   learner_seat, obs, reward, term, trunc, final_obs, payoff, score, n,
+                   full_lives, max_round_turns, instant_31, shaped, max_steps,
                    max_redeals):  # pragma: no cover - compiled
     """CardVectorEnv.step with random opponents, up to the observations: the learners' (legal)
     ``actions`` in every game, the opponents to each learner's next decision, ``reward``,
     ``term`` and ``trunc``; for the games that ended, their last observations in
-    ``final_obs`` (their rows), ``payoff`` and ``score``, then new games. False if a re-deal
-    limit was hit."""
+    ``final_obs`` (their rows), ``payoff`` and ``score``, then new games; each learner's
+    observation in ``obs``. False if a re-deal limit was hit."""
     (codes, card_value, lives, hands, shown, deck, deck_size, discard, discard_size, in_discard,
      discard_values, opener, knocker, first_turn, phase, drawn, from_discard, round_turns,
      rounds, winner, player, terminated) = g
@@ -950,25 +958,33 @@ def match_env_step(g, x, tables, rng, deal_rng, scratch, seat, env_pending, acti
             if terminated[i]:
                 payoff[i] = 1.0 if seat[i] == winner[i] else -1.0 / (n - 1)
             score[i] = lives[i, seat[i]]
-    if count == 0:
-        return True
-    done = scratch[4]
-    for i in range(b):
-        done[i] = terminated[i] or truncated[i]
-    rows = slots[:count].copy()
-    seats = np.empty(count, np.int64)
-    for r in range(count):
-        seats[r] = seat[rows[r]]
     (card_11, card_31, card_source, score_31, unseen_f32, lives_f32, source_place,
      default) = tables
-    last = np.empty((count, final_obs.shape[1]), np.float32)
+    done = scratch[3]
+    ok = True
+    if count:
+        for i in range(b):
+            done[i] = terminated[i] or truncated[i]
+        rows = slots[:count].copy()
+        seats = np.empty(count, np.int64)
+        for r in range(count):
+            seats[r] = seat[rows[r]]
+        last = np.empty((count, final_obs.shape[1]), np.float32)
+        match_observe(codes, card_11, card_31, card_value, card_source, score_31, unseen_f32,
+                      lives_f32, source_place, lives, hands, shown, discard, discard_size,
+                      in_discard, discard_values, deck_size, opener, knocker, first_turn,
+                      phase, drawn, from_discard, round_turns, player, done, rows, seats, n,
+                      max_round_turns, default, last)
+        for r in range(count):
+            final_obs[rows[r]] = last[r]
+        ok = match_new_games(g, x, rng, deal_rng, scratch, seat, env_pending, rows,
+                             learner_seat, n, full_lives, max_round_turns, instant_31, shaped,
+                             max_steps, max_redeals)
+    for i in range(b):
+        done[i] = terminated[i] or truncated[i]
     match_observe(codes, card_11, card_31, card_value, card_source, score_31, unseen_f32,
                   lives_f32, source_place, lives, hands, shown, discard, discard_size,
                   in_discard, discard_values, deck_size, opener, knocker, first_turn, phase,
-                  drawn, from_discard, round_turns, player, done, rows, seats, n,
-                  max_round_turns, default, last)
-    for r in range(count):
-        final_obs[rows[r]] = last[r]
-    return match_new_games(g, x, rng, deal_rng, scratch, seat, env_pending, rows, learner_seat,
-                           n, full_lives, max_round_turns, instant_31, shaped, max_steps,
-                           max_redeals)
+                  drawn, from_discard, round_turns, player, done, everything, seat, n,
+                  max_round_turns, default, obs)
+    return ok

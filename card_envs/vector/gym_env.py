@@ -32,7 +32,14 @@ from gymnasium.vector.utils import batch_space
 
 from card_envs import vector
 from card_envs.core.gym_env import opponents_per_seat
-from card_envs.vector.base import BatchDealer, SeededDealer, check_batch_size, make_dealer
+from card_envs.vector.base import (
+    BatchDealer,
+    SeededDealer,
+    check_batch_size,
+    make_dealer,
+    random_actions,
+    random_legal_actions,
+)
 
 # Deals in which the learner never gets to act are re-dealt; this bounds the retries.
 _MAX_REDEALS = 100
@@ -197,7 +204,7 @@ class CardVectorEnv(VectorEnv):
                                            _MAX_REDEALS)
         if out is None:
             raise RuntimeError("the learner never got to act in 100 deals")
-        reward, terminated, truncated, final_obs, payoff, score = out
+        obs, reward, terminated, truncated, final_obs, payoff, score = out
         infos = {}
         done = terminated | truncated
         if done.any():
@@ -208,7 +215,7 @@ class CardVectorEnv(VectorEnv):
                 "truncated": truncated.copy(), "_truncated": done,
             }
         infos.update(self._infos())
-        return self._observe(), reward, terminated, truncated, infos
+        return obs, reward, terminated, truncated, infos
 
     def _new_games(self, slots: np.ndarray) -> None:
         """Deal new games in ``slots`` and play the opponents up to each learner's turn."""
@@ -252,10 +259,10 @@ class CardVectorEnv(VectorEnv):
             earned += np.where(waiting, state.rewards[rows, self.seat], 0.0)
 
     def _opponent_actions(self, waiting: np.ndarray, n: int) -> np.ndarray:
-        engine, state = self.engine, self.state
+        state = self.state
         names = self.opponents
         if len(set(names)) == 1:
-            return self.agents[names[0]](engine, state, self._rng)
+            return self._agent_actions(names[0], waiting)
         # one call per distinct agent; each slot takes its acting seat's agent's action
         relative = (state.current_player - self.seat) % n - 1
         actions = np.zeros(self.num_envs, np.int64)
@@ -263,7 +270,18 @@ class CardVectorEnv(VectorEnv):
             seats = [k for k, a in enumerate(names) if a == name]
             mine = waiting & np.isin(relative, seats)
             if mine.any():
-                actions = np.where(mine, self.agents[name](engine, state, self._rng), actions)
+                actions = np.where(mine, self._agent_actions(name, mine), actions)
+        return actions
+
+    def _agent_actions(self, name: str, rows: np.ndarray) -> np.ndarray:
+        """(B,) the actions of agent ``name``, of which those of ``rows`` ((B,) bool) count;
+        ``random`` draws one uniform for each of those rows only, in slot order."""
+        agent = self.agents[name]
+        if agent is not random_actions:
+            return agent(self.engine, self.state, self._rng)
+        at = np.flatnonzero(rows)
+        actions = np.zeros(self.num_envs, np.int64)
+        actions[at] = random_legal_actions(self.engine, self.state.mask[at], self._rng)
         return actions
 
     def _observe(self) -> np.ndarray:
