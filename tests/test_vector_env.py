@@ -88,7 +88,7 @@ def test_seeded_slots_play_the_games_of_gym_env(name, kwargs):
 
 class RowShuffleDealer(Dealer):
     """Shuffles as the compiled step of Thirty-One's VectorEnv does (``_kernels._shuffle_rows``),
-    in numpy: row by row, Fisher-Yates from the end, three swaps per ``rng.random()``."""
+    in numpy: row by row, Fisher-Yates from the end, one ``rng.random()`` per swap."""
 
     def __init__(self, rng: np.random.Generator):
         self.rng = rng
@@ -97,14 +97,8 @@ class RowShuffleDealer(Dealer):
     def _rows(self, lengths: list[int], width: int) -> np.ndarray:
         out = np.tile(np.arange(width, dtype=np.int64), (len(lengths), 1))
         for r, length in enumerate(lengths):
-            u, left = 0.0, 0
             for j in range(length - 1, 0, -1):
-                if left == 0:
-                    u, left = self.rng.random(), 3
-                u *= j + 1
-                k = int(u)
-                u -= k
-                left -= 1
+                k = int(self.rng.random() * (j + 1))
                 out[r, j], out[r, k] = out[r, k], out[r, j]
         assert (np.sort(out, axis=1) == np.arange(width)).all()
         return out

@@ -734,38 +734,30 @@ def match_observe(codes, card_11, card_31, card_value, card_source, score_31, un
 @njit(cache=True)
 def _shuffle_rows(rng, perms, lengths, count):  # pragma: no cover - compiled
     """Rows 0..count-1 of ``perms``: range(width) with the first lengths[r] items shuffled by
-    Fisher-Yates from the end. Each ``rng.random()`` gives three swaps: u *= j + 1, the index
-    is int(u), and the fraction left is the next u (2**-40 or finer at 52 cards)."""
+    Fisher-Yates from the end, one ``rng.random()`` u per swap (index int(u * (j + 1)))."""
     width = perms.shape[1]
     for r in range(count):
         for j in range(width):
             perms[r, j] = j
-        u = 0.0
-        left = 0
         for j in range(lengths[r] - 1, 0, -1):
-            if left == 0:
-                u = rng.random()
-                left = 3
-            u *= j + 1
-            k = int(u)
-            u -= k
-            left -= 1
+            k = int(rng.random() * (j + 1))
             t = perms[r, j]
             perms[r, j] = perms[r, k]
             perms[r, k] = t
 
 
 @njit(cache=True)
-def _match_deals(g, x, deal_rng, scratch, n, full_lives, instant_31,
+def _match_deals(g, x, deal_rng, scratch, flagged, n, full_lives, instant_31,
                  shaped):  # pragma: no cover - compiled
-    """ThirtyOneVector._compiled_deals: the flagged reshuffles, then the flagged deals."""
+    """ThirtyOneVector._compiled_deals: the flagged reshuffles, then the flagged deals (only
+    games of ``flagged``, a sorted array of slots, can be)."""
     (codes, card_value, lives, hands, shown, deck, deck_size, discard, discard_size, in_discard,
      discard_values, opener, knocker, first_turn, phase, drawn, from_discard, round_turns,
      rounds, winner, player, terminated) = g
     need_reshuffle, need_deal, chain, has_chain = x[1], x[2], x[6], x[7]
     slots, lengths, perms = scratch[0], scratch[1], scratch[2]
     count = 0
-    for i in range(len(need_reshuffle)):
+    for i in flagged:
         if need_reshuffle[i]:
             slots[count] = i
             lengths[count] = discard_size[i] - 1
@@ -778,7 +770,7 @@ def _match_deals(g, x, deal_rng, scratch, n, full_lives, instant_31,
             need_reshuffle[slots[r]] = False
     while True:
         count = 0
-        for i in range(len(need_deal)):
+        for i in flagged:
             if need_deal[i]:
                 slots[count] = i
                 lengths[count] = 52
@@ -809,7 +801,7 @@ def _match_moves(g, x, deal_rng, scratch, live, actions, n, full_lives, max_roun
                from_discard, round_turns, rounds, winner, player, terminated, rewards,
                need_reshuffle, need_deal, live, actions, n, full_lives, max_round_turns,
                instant_31, shaped)
-    _match_deals(g, x, deal_rng, scratch, n, full_lives, instant_31, shaped)
+    _match_deals(g, x, deal_rng, scratch, live, n, full_lives, instant_31, shaped)
     match_finish(knocker, phase, from_discard, winner, terminated, truncated, rewards, pending,
                  has_pending, chain, has_chain, steps, mask, live, n, shaped, max_steps)
 
@@ -829,14 +821,16 @@ def _match_opponents(g, x, rng, deal_rng, scratch, seat, active, earned, n, full
     legal = np.zeros(width + 1, np.int64)
     for i in range(b):
         earned[i] = 0.0
+    candidates = np.flatnonzero(active)  # a game waits only while it waited the wave before
     while True:
         count = 0
-        for i in range(b):
-            if active[i] and not (terminated[i] or truncated[i]) and player[i] != seat[i]:
+        for i in candidates:
+            if not (terminated[i] or truncated[i]) and player[i] != seat[i]:
                 waiting[count] = i
                 count += 1
         if count == 0:
             return
+        candidates = waiting[:count].copy()
         for r in range(count):  # random_legal_actions: one uniform per waiting game, in order
             i = waiting[r]
             legal_count = 0
@@ -886,7 +880,7 @@ def match_new_games(g, x, rng, deal_rng, scratch, seat, env_pending, slots, lear
             has_pending[i] = False
             need_deal[i] = True
             has_chain[i] = False
-        _match_deals(g, x, deal_rng, scratch, n, full_lives, instant_31, shaped)
+        _match_deals(g, x, deal_rng, scratch, slots[:count], n, full_lives, instant_31, shaped)
         for r in range(count):
             i = slots[r]
             for q in range(n):
