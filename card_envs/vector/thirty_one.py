@@ -324,7 +324,7 @@ class ThirtyOneVector(VectorGame):
         game = self.game
         x, scratch = self._env_arrays(s)
         tables = (CARD_11, CARD_31, CARD_SOURCE, SCORE_31_F32, UNSEEN_F32, self.lives_f32,
-                  SOURCE_PLACE, encoding == "default")
+                  SOURCE_PLACE, encoding == "default")  # passed one by one: tuples type slowly
         obs = np.empty((b, self.observation_size(encoding)), np.float32)
         reward = np.empty(b)
         terminated = np.empty(b, bool)
@@ -333,7 +333,7 @@ class ThirtyOneVector(VectorGame):
         payoff = np.empty(b)
         score = np.empty(b)
         ok = self.kernels.match_env_step(
-            self._compiled_args(s), x, tables, rng, s.dealer.rng, scratch, seat, env_pending,
+            *self._compiled_args(s), *x, *tables, rng, s.dealer.rng, *scratch, seat, env_pending,
             actions, -1 if learner_seat is None else learner_seat, obs, reward, terminated,
             truncated, final_obs, payoff, score, self.n, self.lives, game.max_round_turns,
             game.instant_31, self.shaped, self.max_steps, max_redeals)
