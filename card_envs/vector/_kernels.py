@@ -742,7 +742,7 @@ def match_observe(codes, card_11, card_31, card_value, card_source, score_31, un
 # Inside, ``g`` is ThirtyOneVector._compiled_args; ``x`` the arrays the step adds to it:
 # (rewards, need_reshuffle, need_deal, truncated, pending, has_pending, chain, has_chain, steps,
 # mask); ``scratch`` (slots, lengths, perms, flags) sized for the batch.
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def _shuffle_rows(rng, perms, lengths, count):  # pragma: no cover - compiled
     """Rows 0..count-1 of ``perms``: range(width) with the first lengths[r] items shuffled by
     Fisher-Yates from the end, one ``rng.random()`` u per swap (index int(u * (j + 1)))."""
@@ -757,7 +757,7 @@ def _shuffle_rows(rng, perms, lengths, count):  # pragma: no cover - compiled
             perms[r, k] = t
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def _match_deals(g, x, deal_rng, scratch, flagged, n, full_lives, instant_31,
                  shaped):  # pragma: no cover - compiled
     """ThirtyOneVector._compiled_deals: the flagged reshuffles, then the flagged deals (only
@@ -796,7 +796,7 @@ def _match_deals(g, x, deal_rng, scratch, flagged, n, full_lives, instant_31,
                    instant_31, shaped)
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def _match_moves(g, x, deal_rng, scratch, live, actions, n, full_lives, max_round_turns,
                  instant_31, shaped, max_steps):  # pragma: no cover - compiled
     """VectorGame.step on the numba backend for the games ``live``: every row's rewards zeroed,
@@ -817,7 +817,7 @@ def _match_moves(g, x, deal_rng, scratch, live, actions, n, full_lives, max_roun
                  has_pending, chain, has_chain, steps, mask, live, n, shaped, max_steps)
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def _match_opponents(g, x, rng, deal_rng, scratch, seat, active, earned, n, full_lives,
                      max_round_turns, instant_31, shaped,
                      max_steps):  # pragma: no cover - compiled
