@@ -13,6 +13,7 @@ from gymnasium.vector import AutoresetMode
 import card_envs  # noqa: F401  (registers the games)
 from card_envs import vector
 from card_envs.registry import load_spec
+from card_envs.vector.base import Dealer, numba_available
 from card_envs.vector.gym_env import CardVectorEnv
 
 GAMES = list(vector.ENGINES)
@@ -83,6 +84,90 @@ def test_seeded_slots_play_the_games_of_gym_env(name, kwargs):
                 assert info["seat"][i] == inf["seat"]
             assert np.array_equal(obs[i], o), i
     assert ended >= batch
+
+
+class RowShuffleDealer(Dealer):
+    """Shuffles as the compiled step of Thirty-One's VectorEnv does (``_kernels._shuffle_rows``),
+    in numpy: row by row, Fisher-Yates from the end, one ``rng.random()`` per swap."""
+
+    def __init__(self, rng: np.random.Generator):
+        self.rng = rng
+        self.reshuffles = 0
+
+    def _rows(self, lengths: list[int], width: int) -> np.ndarray:
+        out = np.tile(np.arange(width, dtype=np.int64), (len(lengths), 1))
+        for r, length in enumerate(lengths):
+            for j in range(length - 1, 0, -1):
+                k = int(self.rng.random() * (j + 1))
+                out[r, j], out[r, k] = out[r, k], out[r, j]
+        assert (np.sort(out, axis=1) == np.arange(width)).all()
+        return out
+
+    def permutations(self, slots, n):
+        return self._rows([n] * len(slots), n)
+
+    def ragged_permutations(self, slots, lengths, width):
+        self.reshuffles += len(slots)
+        return self._rows(lengths.tolist(), width)
+
+
+# (CardVectorEnv arguments, batch, steps); "short_decks": cut every deck to one card before each
+# step (the same in both envs: not a real game), so that rounds reach the reshuffles
+COMPILED = [
+    ({}, 64, 300),
+    ({"short_decks": True}, 64, 100),
+    ({"num_players": 3, "learner_seat": 1}, 32, 200),
+    ({"num_players": 4, "reward": "original", "instant_31": True, "three_of_a_kind": True}, 32,
+     200),
+    ({"obs_encoding": "original", "lives": 1, "max_round_turns": 6, "reward": "original"}, 32,
+     200),
+]
+
+
+@pytest.mark.skipif(not numba_available(), reason="the compiled step needs numba")
+@pytest.mark.parametrize("kwargs,batch,steps", COMPILED, ids=[str(k) for k, *_ in COMPILED])
+def test_compiled_random_opponent_step_plays_the_python_loop(kwargs, batch, steps):
+    # Thirty-One against random opponents steps in one compiled call; with a dealer that
+    # shuffles as that call does, the Python loop must give everything bit for bit the same
+    kwargs = dict(kwargs)
+    short = kwargs.pop("short_decks", False)
+    fused = CardVectorEnv("thirty_one", num_envs=batch, opponent="random", **kwargs)
+    loop = CardVectorEnv("thirty_one", num_envs=batch, opponent="random", **kwargs)
+    for a, b in zip(fused.reset(seed=5), loop.reset(seed=5), strict=True):
+        assert np.array_equal(a if isinstance(a, np.ndarray) else a["seat"],
+                              b if isinstance(b, np.ndarray) else b["seat"])
+    loop.state.dealer = RowShuffleDealer(loop.state.dealer.rng)
+    assert fused._compiled_step() and not loop._compiled_step()
+    rng = np.random.default_rng(0)
+    ended = 0
+    for _ in range(steps):
+        if short:
+            for env in (fused, loop):
+                np.minimum(env.state.deck_size, 1, out=env.state.deck_size)
+        masks = fused.action_masks()
+        assert np.array_equal(masks, loop.action_masks())
+        pick = (rng.random(batch) * masks.sum(axis=1)).astype(int)
+        actions = (masks.cumsum(axis=1) > pick[:, None]).argmax(axis=1)
+        *got, info = fused.step(actions)
+        *expected, expected_info = loop.step(actions)
+        for x, y in zip(got, expected, strict=True):
+            assert np.array_equal(x, y)
+        assert info.keys() == expected_info.keys()
+        assert np.array_equal(info["seat"], expected_info["seat"])
+        if "final_obs" in expected_info:
+            ended += expected_info["_final_obs"].sum()
+            for key in ("final_obs", "_final_obs"):
+                assert np.array_equal(info[key], expected_info[key]), key
+            for key, value in expected_info["final_info"].items():
+                assert np.array_equal(info["final_info"][key], value), key
+        for name, value in vars(loop.state).items():
+            if isinstance(value, np.ndarray):
+                assert np.array_equal(value, getattr(fused.state, name)), name
+        assert np.array_equal(fused._pending, loop._pending)
+    assert fused._rng.random() == loop._rng.random()
+    assert fused.state.dealer.rng.random() == loop.state.dealer.rng.random()
+    assert ended >= batch
+    assert (loop.state.dealer.reshuffles > batch) == short
 
 
 def test_opponents_are_batched_rule_agents_and_win_against_random():

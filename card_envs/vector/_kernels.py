@@ -299,78 +299,79 @@ def cards_observe(per_100, jump_features, deck_pos, hand, tops, in_draw, played,
 # Dealing draws from the batch's Dealer, which the kernels cannot call: a step flags the games
 # whose deck must be reshuffled or whose next round must be dealt, and the engine draws their
 # permutations and hands them to ``match_reshuffle`` / ``match_deal`` before ``match_finish``.
+# A call that passes arrays counts two atomic references per array: the rounds to settle are
+# collected and settled in one call (_settle_all), not one call per game.
 @njit(cache=True)
-def _next_in(lives, i, p, n):  # pragma: no cover - compiled
-    """The first seat after p in turn order still in the match."""
-    for d in range(1, n):
-        q = (p + d) % n
-        if lives[i, q] > 0:
-            return q
-    return p
-
-
-@njit(cache=True)
-def _settle(codes, lives, hands, knocker, rounds, terminated, winner, player, opener,
-            first_turn, out, i, n, full_lives, shaped):  # pragma: no cover - compiled
-    """ThirtyOne._settle for game i; the shaped rewards go to ``out`` (n,) when asked for."""
+def _settle_all(codes, lives, hands, knocker, rounds, terminated, winner, player, opener,
+                first_turn, slots, count, settled, n, full_lives,
+                shaped):  # pragma: no cover - compiled
+    """ThirtyOne._settle for games slots[0..count-1]; game slots[r]'s shaped rewards go to row
+    r of ``settled`` when asked for."""
     inside = np.zeros(n, np.bool_)
     score = np.zeros(n, np.int64)
-    low = 999
-    has_31 = False
-    for q in range(n):
-        if lives[i, q] > 0:
-            inside[q] = True
-            score[q] = codes[(hands[i, q, 0] * 52 + hands[i, q, 1]) * 52 + hands[i, q, 2]]
-            low = min(low, score[q])
-            has_31 |= score[q] == 62
-    knocked_out = False
-    for q in range(n):
-        if inside[q] and ((has_31 and score[q] != 62) or (not has_31 and score[q] == low)):
-            loss = 2 if q == knocker[i] else 1
-            if lives[i, q] > loss:
-                lives[i, q] -= loss
-            else:
-                lives[i, q] = 0
-                knocked_out = True
-    if knocked_out:
-        alive = False
+    for r_ in range(count):
+        i = slots[r_]
+        low = 999
+        has_31 = False
         for q in range(n):
-            alive |= inside[q] and lives[i, q] > 0
-        if not alive:
-            for q in range(n):
-                if inside[q]:
-                    lives[i, q] = 1
-    if shaped:  # from the lives after any revival, as ThirtyOne._settle
-        low_score = low / 2
-        for q in range(n):
-            out[q] = 0.0
+            inside[q] = lives[i, q] > 0
+            score[q] = 0
             if inside[q]:
-                sc = score[q] / 2
-                r = 0.5 * (sc - low_score)
-                if sc == low_score:
-                    r -= 5.0 if q == knocker[i] else 2.0
-                elif sc == 31.0:
-                    r += 10.0
-                elif q == knocker[i]:
-                    r += 0.3 * (sc - low_score)
-                r -= 0.3 * (full_lives - lives[i, q])
-                r += -2.0 if lives[i, q] <= 0 else 0.5
-                out[q] = r
-    rounds[i] += 1
-    left, last = 0, -1
-    for q in range(n):
-        if lives[i, q] > 0:
-            left += 1
-            last = q
-    if left == 1:
-        terminated[i] = True
-        winner[i] = last
-        player[i] = last
-        opener[i] = last
-        knocker[i] = -1
-        first_turn[i] = False
-    else:
-        opener[i] = _next_in(lives, i, opener[i], n)
+                score[q] = codes[(hands[i, q, 0] * 52 + hands[i, q, 1]) * 52 + hands[i, q, 2]]
+                low = min(low, score[q])
+                has_31 |= score[q] == 62
+        knocked_out = False
+        for q in range(n):
+            if inside[q] and ((has_31 and score[q] != 62) or (not has_31 and score[q] == low)):
+                loss = 2 if q == knocker[i] else 1
+                if lives[i, q] > loss:
+                    lives[i, q] -= loss
+                else:
+                    lives[i, q] = 0
+                    knocked_out = True
+        if knocked_out:
+            alive = False
+            for q in range(n):
+                alive |= inside[q] and lives[i, q] > 0
+            if not alive:
+                for q in range(n):
+                    if inside[q]:
+                        lives[i, q] = 1
+        if shaped:  # from the lives after any revival, as ThirtyOne._settle
+            low_score = low / 2
+            for q in range(n):
+                settled[r_, q] = 0.0
+                if inside[q]:
+                    sc = score[q] / 2
+                    r = 0.5 * (sc - low_score)
+                    if sc == low_score:
+                        r -= 5.0 if q == knocker[i] else 2.0
+                    elif sc == 31.0:
+                        r += 10.0
+                    elif q == knocker[i]:
+                        r += 0.3 * (sc - low_score)
+                    r -= 0.3 * (full_lives - lives[i, q])
+                    r += -2.0 if lives[i, q] <= 0 else 0.5
+                    settled[r_, q] = r
+        rounds[i] += 1
+        left, last = 0, -1
+        for q in range(n):
+            if lives[i, q] > 0:
+                left += 1
+                last = q
+        if left == 1:
+            terminated[i] = True
+            winner[i] = last
+            player[i] = last
+            opener[i] = last
+            knocker[i] = -1
+            first_turn[i] = False
+        else:
+            p = opener[i]  # the next seat still in
+            for d in range(1, n):
+                if lives[i, (p + d) % n] > 0:
+                    opener[i] = (p + d) % n
+                    break
 
 
 @njit(cache=True)
@@ -380,7 +381,8 @@ def match_step(codes, card_value, lives, hands, shown, deck, deck_size, discard,
                need_reshuffle, need_deal, live, actions, n, full_lives, max_round_turns,
                instant_31, shaped):  # pragma: no cover - compiled
     """ThirtyOne._apply for each game of ``live`` up to the deals and reshuffles it needs."""
-    out = np.zeros(n)
+    showdowns = np.empty(len(live), np.int64)
+    settling = 0
     for i in live:
         p = player[i]
         a = actions[i]
@@ -444,13 +446,18 @@ def match_step(codes, card_value, lives, hands, shown, deck, deck_size, discard,
                 else:
                     player[i] = nxt
         if showdown:
-            _settle(codes, lives, hands, knocker, rounds, terminated, winner, player, opener,
-                    first_turn, out, i, n, full_lives, shaped)
-            if shaped:
-                for q in range(n):
-                    rewards[i, q] = out[q]
-            if not terminated[i]:
-                need_deal[i] = True
+            showdowns[settling] = i
+            settling += 1
+    settled = np.empty((settling, n))
+    _settle_all(codes, lives, hands, knocker, rounds, terminated, winner, player, opener,
+                first_turn, showdowns, settling, settled, n, full_lives, shaped)
+    for r in range(settling):
+        i = showdowns[r]
+        if shaped:
+            for q in range(n):
+                rewards[i, q] = settled[r, q]
+        if not terminated[i]:
+            need_deal[i] = True
 
 
 @njit(cache=True)
@@ -482,7 +489,8 @@ def match_deal(codes, card_value, lives, hands, shown, deck, deck_size, discard,
     """Deal each of ``slots`` a round from its row of ``perms`` (ThirtyOne._start_round's deal
     and _open_round); with instant_31 a dealt 31 settles the round at once, its shaped rewards
     added to ``chain``, and the game is flagged for another deal unless the match is over."""
-    out = np.zeros(n)
+    dealt_31 = np.empty(len(slots), np.int64)
+    settling = 0
     for r in range(len(slots)):
         i = slots[r]
         need_deal[i] = False
@@ -520,20 +528,23 @@ def match_deal(codes, card_value, lives, hands, shown, deck, deck_size, discard,
         from_discard[i] = False
         round_turns[i] = 0
         if instant_31:
-            dealt_31 = False
             for q in range(n):
                 if lives[i, q] > 0 and codes[(hands[i, q, 0] * 52 + hands[i, q, 1]) * 52
                                              + hands[i, q, 2]] == 62:
-                    dealt_31 = True
-            if dealt_31:
-                _settle(codes, lives, hands, knocker, rounds, terminated, winner, player,
-                        opener, first_turn, out, i, n, full_lives, shaped)
-                if shaped:
-                    for q in range(n):
-                        chain[i, q] = out[q] if not has_chain[i] else chain[i, q] + out[q]
-                    has_chain[i] = True
-                if not terminated[i]:
-                    need_deal[i] = True
+                    dealt_31[settling] = i
+                    settling += 1
+                    break
+    settled = np.empty((settling, n))
+    _settle_all(codes, lives, hands, knocker, rounds, terminated, winner, player, opener,
+                first_turn, dealt_31, settling, settled, n, full_lives, shaped)
+    for r in range(settling):
+        i = dealt_31[r]
+        if shaped:
+            for q in range(n):
+                chain[i, q] = settled[r, q] if not has_chain[i] else chain[i, q] + settled[r, q]
+            has_chain[i] = True
+        if not terminated[i]:
+            need_deal[i] = True
 
 
 @njit(cache=True)
@@ -717,3 +728,272 @@ def match_observe(codes, card_11, card_31, card_value, card_source, score_31, un
         else:
             obs[r, 22] = -1.0
     return obs
+
+
+# --- Thirty-One's VectorEnv step against random opponents, in one call -----------------------
+# CardVectorEnv.step's Python loop (the learner's move, the opponents' moves wave by wave until
+# every learner is to act, the new games of the matches that ended) for Thirty-One with every
+# other seat random, on a BatchDealer. It makes the same calls in the same order as that loop,
+# and draws what it draws from the same generators: each wave a uniform per waiting game from
+# the env's generator for the random actions, a seat per new game from it (unless the
+# learner's seat is fixed). Only the shuffles differ: they are drawn here, from the dealer's
+# generator, each row's permutation by ``_shuffle_rows`` (the BatchDealer's pool would cost a
+# call into Python and a slower shuffle).
+# Inside, ``g`` is ThirtyOneVector._compiled_args; ``x`` the arrays the step adds to it:
+# (rewards, need_reshuffle, need_deal, truncated, pending, has_pending, chain, has_chain, steps,
+# mask); ``scratch`` (slots, lengths, perms, flags) sized for the batch.
+@njit(cache=True)
+def _shuffle_rows(rng, perms, lengths, count):  # pragma: no cover - compiled
+    """Rows 0..count-1 of ``perms``: range(width) with the first lengths[r] items shuffled by
+    Fisher-Yates from the end, one ``rng.random()`` u per swap (index int(u * (j + 1)))."""
+    width = perms.shape[1]
+    for r in range(count):
+        for j in range(width):
+            perms[r, j] = j
+        for j in range(lengths[r] - 1, 0, -1):
+            k = int(rng.random() * (j + 1))
+            t = perms[r, j]
+            perms[r, j] = perms[r, k]
+            perms[r, k] = t
+
+
+@njit(cache=True)
+def _match_deals(g, x, deal_rng, scratch, flagged, n, full_lives, instant_31,
+                 shaped):  # pragma: no cover - compiled
+    """ThirtyOneVector._compiled_deals: the flagged reshuffles, then the flagged deals (only
+    games of ``flagged``, a sorted array of slots, can be)."""
+    (codes, card_value, lives, hands, shown, deck, deck_size, discard, discard_size, in_discard,
+     discard_values, opener, knocker, first_turn, phase, drawn, from_discard, round_turns,
+     rounds, winner, player, terminated) = g
+    need_reshuffle, need_deal, chain, has_chain = x[1], x[2], x[6], x[7]
+    slots, lengths, perms = scratch[0], scratch[1], scratch[2]
+    count = 0
+    for i in flagged:
+        if need_reshuffle[i]:
+            slots[count] = i
+            lengths[count] = discard_size[i] - 1
+            count += 1
+    if count:
+        _shuffle_rows(deal_rng, perms, lengths, count)
+        match_reshuffle(deck, deck_size, discard, discard_size, in_discard, discard_values,
+                        card_value, slots[:count], perms[:count])
+        for r in range(count):
+            need_reshuffle[slots[r]] = False
+    while True:
+        count = 0
+        for i in flagged:
+            if need_deal[i]:
+                slots[count] = i
+                lengths[count] = 52
+                count += 1
+        if count == 0:
+            return
+        _shuffle_rows(deal_rng, perms, lengths, count)
+        match_deal(codes, card_value, lives, hands, shown, deck, deck_size, discard,
+                   discard_size, in_discard, discard_values, opener, knocker, first_turn, phase,
+                   drawn, from_discard, round_turns, rounds, winner, player, terminated, chain,
+                   has_chain, need_deal, slots[:count], perms[:count], n, full_lives,
+                   instant_31, shaped)
+
+
+@njit(cache=True)
+def _match_moves(g, x, deal_rng, scratch, live, actions, n, full_lives, max_round_turns,
+                 instant_31, shaped, max_steps):  # pragma: no cover - compiled
+    """VectorGame.step on the numba backend for the games ``live``: every row's rewards zeroed,
+    then match_step, the deals and match_finish."""
+    (codes, card_value, lives, hands, shown, deck, deck_size, discard, discard_size, in_discard,
+     discard_values, opener, knocker, first_turn, phase, drawn, from_discard, round_turns,
+     rounds, winner, player, terminated) = g
+    (rewards, need_reshuffle, need_deal, truncated, pending, has_pending, chain, has_chain,
+     steps, mask) = x
+    rewards[:] = 0.0
+    match_step(codes, card_value, lives, hands, shown, deck, deck_size, discard, discard_size,
+               in_discard, discard_values, opener, knocker, first_turn, phase, drawn,
+               from_discard, round_turns, rounds, winner, player, terminated, rewards,
+               need_reshuffle, need_deal, live, actions, n, full_lives, max_round_turns,
+               instant_31, shaped)
+    _match_deals(g, x, deal_rng, scratch, live, n, full_lives, instant_31, shaped)
+    match_finish(knocker, phase, from_discard, winner, terminated, truncated, rewards, pending,
+                 has_pending, chain, has_chain, steps, mask, live, n, shaped, max_steps)
+
+
+@njit(cache=True)
+def _match_opponents(g, x, rng, deal_rng, scratch, seat, active, earned, n, full_lives,
+                     max_round_turns, instant_31, shaped,
+                     max_steps):  # pragma: no cover - compiled
+    """CardVectorEnv._play_opponents with random opponents: waves of random legal moves in the
+    games of ``active`` where the learner is not to act; the learner's rewards to ``earned``."""
+    player, terminated = g[20], g[21]
+    rewards, truncated, mask = x[0], x[3], x[9]
+    b = len(seat)
+    waiting = np.empty(b, np.int64)
+    actions = np.zeros(b, np.int64)
+    width = mask.shape[1]
+    legal = np.zeros(width + 1, np.int64)
+    for i in range(b):
+        earned[i] = 0.0
+    candidates = np.flatnonzero(active)  # a game waits only while it waited the wave before
+    while True:
+        count = 0
+        for i in candidates:
+            if not (terminated[i] or truncated[i]) and player[i] != seat[i]:
+                waiting[count] = i
+                count += 1
+        if count == 0:
+            return
+        candidates = waiting[:count].copy()
+        for r in range(count):  # random_legal_actions: one uniform per waiting game, in order
+            i = waiting[r]
+            legal_count = 0
+            for a in range(width):
+                legal[legal_count] = a
+                legal_count += mask[i, a] != 0
+            u = rng.random()
+            actions[i] = legal[int(u * legal_count)] if legal_count else 0
+        _match_moves(g, x, deal_rng, scratch, waiting[:count], actions, n, full_lives,
+                     max_round_turns, instant_31, shaped, max_steps)
+        for r in range(count):
+            i = waiting[r]
+            earned[i] += rewards[i, seat[i]]
+
+
+@njit(cache=True)
+def match_new_games(g, x, rng, deal_rng, scratch, seat, env_pending, slots, learner_seat, n,
+                    full_lives, max_round_turns, instant_31, shaped, max_steps,
+                    max_redeals):  # pragma: no cover - compiled
+    """CardVectorEnv._new_games with random opponents: new matches in ``slots`` (seats drawn
+    unless ``learner_seat`` >= 0), the opponents played to each learner's first decision,
+    re-dealt while a match ends first. False if some slot needed more than ``max_redeals``."""
+    (codes, card_value, lives, hands, shown, deck, deck_size, discard, discard_size, in_discard,
+     discard_values, opener, knocker, first_turn, phase, drawn, from_discard, round_turns,
+     rounds, winner, player, terminated) = g
+    (rewards, need_reshuffle, need_deal, truncated, pending, has_pending, chain, has_chain,
+     steps, mask) = x
+    b = len(seat)
+    active = np.zeros(b, np.bool_)
+    earned = np.zeros(b)
+    slots = slots.copy()
+    count = len(slots)
+    for _ in range(max_redeals):
+        for r in range(count):
+            i = slots[r]
+            seat[i] = learner_seat if learner_seat >= 0 else rng.integers(0, n)
+        for r in range(count):  # reset_slots and ThirtyOneVector._deal
+            i = slots[r]
+            terminated[i] = False
+            truncated[i] = False
+            steps[i] = 0
+            for q in range(n):
+                lives[i, q] = full_lives
+            opener[i] = 0
+            rounds[i] = 0
+            winner[i] = -1
+            has_pending[i] = False
+            need_deal[i] = True
+            has_chain[i] = False
+        _match_deals(g, x, deal_rng, scratch, slots[:count], n, full_lives, instant_31, shaped)
+        for r in range(count):
+            i = slots[r]
+            for q in range(n):
+                pending[i, q] = chain[i, q]
+            has_pending[i] = has_chain[i]
+            has_chain[i] = False
+            placing = phase[i] == 1  # ThirtyOneVector._update_mask
+            for a in range(3):
+                mask[i, a] = not placing and not terminated[i]
+                mask[i, 3 + a] = placing and not terminated[i]
+            if not placing and knocker[i] >= 0:
+                mask[i, 2] = 0
+            mask[i, 6] = placing and not from_discard[i] and not terminated[i]
+            env_pending[i] = 0.0
+            active[i] = True
+        _match_opponents(g, x, rng, deal_rng, scratch, seat, active, earned, n, full_lives,
+                         max_round_turns, instant_31, shaped, max_steps)
+        for i in range(b):
+            env_pending[i] += earned[i]
+        left = 0
+        for r in range(count):
+            i = slots[r]
+            active[i] = False
+            if terminated[i] or truncated[i]:
+                slots[left] = i
+                left += 1
+        count = left
+        if count == 0:
+            return True
+    return False
+
+
+@njit(cache=True)
+def match_env_step(codes, card_value, lives, hands, shown, deck, deck_size, discard,
+                   discard_size, in_discard, discard_values, opener, knocker, first_turn, phase,
+                   drawn, from_discard, round_turns, rounds, winner, player, terminated,
+                   rewards, need_reshuffle, need_deal, truncated, pending, has_pending, chain,
+                   has_chain, steps, mask, card_11, card_31, card_source, score_31, unseen_f32,
+                   lives_f32, source_place, default, rng, deal_rng, slots, lengths, perms, done,
+                   seat, env_pending, actions, learner_seat, obs, reward, term, trunc,
+                   final_obs, payoff, score, n, full_lives, max_round_turns, instant_31, shaped,
+                   max_steps, max_redeals):  # pragma: no cover - compiled
+    """CardVectorEnv.step with random opponents, up to the observations: the learners' (legal)
+    ``actions`` in every game, the opponents to each learner's next decision, ``reward``,
+    ``term`` and ``trunc``; for the games that ended, their last observations in
+    ``final_obs`` (their rows), ``payoff`` and ``score``, then new games; each learner's
+    observation in ``obs``. False if a re-deal limit was hit. (Its arguments are plain arrays:
+    a tuple of arrays costs the call some 10 us to type.)"""
+    g = (codes, card_value, lives, hands, shown, deck, deck_size, discard, discard_size,
+         in_discard, discard_values, opener, knocker, first_turn, phase, drawn, from_discard,
+         round_turns, rounds, winner, player, terminated)
+    x = (rewards, need_reshuffle, need_deal, truncated, pending, has_pending, chain, has_chain,
+         steps, mask)
+    scratch = (slots, lengths, perms, done)
+    b = len(seat)
+    everything = np.arange(b)
+    _match_moves(g, x, deal_rng, scratch, everything, actions, n, full_lives, max_round_turns,
+                 instant_31, shaped, max_steps)
+    for i in range(b):
+        reward[i] = env_pending[i] + rewards[i, seat[i]]
+        env_pending[i] = 0.0
+    active = np.ones(b, np.bool_)
+    earned = np.zeros(b)
+    _match_opponents(g, x, rng, deal_rng, scratch, seat, active, earned, n, full_lives,
+                     max_round_turns, instant_31, shaped, max_steps)
+    count = 0
+    for i in range(b):
+        reward[i] += earned[i]
+        term[i] = terminated[i]
+        trunc[i] = truncated[i]
+        payoff[i] = 0.0
+        score[i] = 0.0
+        if terminated[i] or truncated[i]:
+            slots[count] = i
+            count += 1
+            if terminated[i]:
+                payoff[i] = 1.0 if seat[i] == winner[i] else -1.0 / (n - 1)
+            score[i] = lives[i, seat[i]]
+    ok = True
+    if count:
+        for i in range(b):
+            done[i] = terminated[i] or truncated[i]
+        rows = slots[:count].copy()
+        seats = np.empty(count, np.int64)
+        for r in range(count):
+            seats[r] = seat[rows[r]]
+        last = np.empty((count, final_obs.shape[1]), np.float32)
+        match_observe(codes, card_11, card_31, card_value, card_source, score_31, unseen_f32,
+                      lives_f32, source_place, lives, hands, shown, discard, discard_size,
+                      in_discard, discard_values, deck_size, opener, knocker, first_turn,
+                      phase, drawn, from_discard, round_turns, player, done, rows, seats, n,
+                      max_round_turns, default, last)
+        for r in range(count):
+            final_obs[rows[r]] = last[r]
+        ok = match_new_games(g, x, rng, deal_rng, scratch, seat, env_pending, rows,
+                             learner_seat, n, full_lives, max_round_turns, instant_31, shaped,
+                             max_steps, max_redeals)
+    for i in range(b):
+        done[i] = terminated[i] or truncated[i]
+    match_observe(codes, card_11, card_31, card_value, card_source, score_31, unseen_f32,
+                  lives_f32, source_place, lives, hands, shown, discard, discard_size,
+                  in_discard, discard_values, deck_size, opener, knocker, first_turn, phase,
+                  drawn, from_discard, round_turns, player, done, everything, seat, n,
+                  max_round_turns, default, obs)
+    return ok

@@ -398,7 +398,13 @@ class VectorGame:
 
 def random_actions(engine: VectorGame, state: VectorState, rng: np.random.Generator) -> np.ndarray:
     """A uniformly random legal action in every game (0 where a game is over)."""
-    mask = state.mask
+    return random_legal_actions(engine, state.mask, rng)
+
+
+def random_legal_actions(engine: VectorGame, mask: np.ndarray,
+                         rng: np.random.Generator) -> np.ndarray:
+    """(k,) int64: a uniformly random legal action of each row of ``mask`` (k, actions), 0 for
+    a row with none; one ``rng.random()`` per row, in order."""
     if engine.backend == "numba":
         out = np.empty(len(mask), np.int64)
         return engine.kernels.random_legal(mask, rng.random(len(mask)), out)

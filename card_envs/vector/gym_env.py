@@ -32,7 +32,14 @@ from gymnasium.vector.utils import batch_space
 
 from card_envs import vector
 from card_envs.core.gym_env import opponents_per_seat
-from card_envs.vector.base import SeededDealer, check_batch_size, make_dealer
+from card_envs.vector.base import (
+    BatchDealer,
+    SeededDealer,
+    check_batch_size,
+    make_dealer,
+    random_actions,
+    random_legal_actions,
+)
 
 # Deals in which the learner never gets to act are re-dealt; this bounds the retries.
 _MAX_REDEALS = 100
@@ -138,6 +145,8 @@ class CardVectorEnv(VectorEnv):
         if state is None:
             raise RuntimeError("call reset() before step()")
         engine = self.engine
+        if self._compiled_step():
+            return self._step_compiled(actions)
         b = self.num_envs
         rows = np.arange(b)
         engine.step(state, actions)
@@ -173,6 +182,41 @@ class CardVectorEnv(VectorEnv):
         self.state = None
 
     # --- helpers --------------------------------------------------------------------------
+    def _compiled_step(self) -> bool:
+        """Whether ``step`` runs in one compiled call: an engine that has it on the numba
+        backend (Thirty-One), every opponent random, one generator dealing for the batch."""
+        engine, state = self.engine, self.state
+        return (engine.backend == "numba" and hasattr(engine, "random_opponents_step")
+                and type(state.dealer) is BatchDealer
+                and all(name == "random" for name in self.opponents)
+                and not (state.terminated | state.truncated).any())
+
+    def _step_compiled(self, actions: Any):
+        """``step`` by the engine's ``random_opponents_step``: the same moves, rewards, ends and
+        new games as the Python loop, the shuffles drawn in the call."""
+        engine, state = self.engine, self.state
+        actions = engine._as_actions(state, actions)
+        everything = np.arange(self.num_envs)
+        if engine.kernels.first_illegal(state.mask, everything, actions) >= 0:
+            engine._check_legal(state, actions, np.ones(self.num_envs, bool))  # raises
+        out = engine.random_opponents_step(state, actions, self.seat, self._pending,
+                                           self.learner_seat, self.obs_encoding, self._rng,
+                                           _MAX_REDEALS)
+        if out is None:
+            raise RuntimeError("the learner never got to act in 100 deals")
+        obs, reward, terminated, truncated, final_obs, payoff, score = out
+        infos = {}
+        done = terminated | truncated
+        if done.any():
+            infos["final_obs"] = final_obs
+            infos["_final_obs"] = done
+            infos["final_info"] = {
+                "payoff": payoff, "_payoff": done, "score": score, "_score": done,
+                "truncated": truncated.copy(), "_truncated": done,
+            }
+        infos.update(self._infos())
+        return obs, reward, terminated, truncated, infos
+
     def _new_games(self, slots: np.ndarray) -> None:
         """Deal new games in ``slots`` and play the opponents up to each learner's turn."""
         engine, state = self.engine, self.state
@@ -215,10 +259,10 @@ class CardVectorEnv(VectorEnv):
             earned += np.where(waiting, state.rewards[rows, self.seat], 0.0)
 
     def _opponent_actions(self, waiting: np.ndarray, n: int) -> np.ndarray:
-        engine, state = self.engine, self.state
+        state = self.state
         names = self.opponents
         if len(set(names)) == 1:
-            return self.agents[names[0]](engine, state, self._rng)
+            return self._agent_actions(names[0], waiting)
         # one call per distinct agent; each slot takes its acting seat's agent's action
         relative = (state.current_player - self.seat) % n - 1
         actions = np.zeros(self.num_envs, np.int64)
@@ -226,7 +270,18 @@ class CardVectorEnv(VectorEnv):
             seats = [k for k, a in enumerate(names) if a == name]
             mine = waiting & np.isin(relative, seats)
             if mine.any():
-                actions = np.where(mine, self.agents[name](engine, state, self._rng), actions)
+                actions = np.where(mine, self._agent_actions(name, mine), actions)
+        return actions
+
+    def _agent_actions(self, name: str, rows: np.ndarray) -> np.ndarray:
+        """(B,) the actions of agent ``name``, of which those of ``rows`` ((B,) bool) count;
+        ``random`` draws one uniform for each of those rows only, in slot order."""
+        agent = self.agents[name]
+        if agent is not random_actions:
+            return agent(self.engine, self.state, self._rng)
+        at = np.flatnonzero(rows)
+        actions = np.zeros(self.num_envs, np.int64)
+        actions[at] = random_legal_actions(self.engine, self.state.mask[at], self._rng)
         return actions
 
     def _observe(self) -> np.ndarray:

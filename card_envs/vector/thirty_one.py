@@ -110,6 +110,8 @@ class ThirtyOneVector(VectorGame):
         self.lives = game.lives
         self.shaped = game.reward == "original"
         self.codes = np.frombuffer(SCORE_CODES[game.three_of_a_kind], np.uint8).astype(np.int64)
+        # the kernels' copy: 140 KB stays in a core's cache, the int64 one (1.1 MB) does not
+        self.codes8 = self.codes.astype(np.uint8)
         self.table = SCORE_TABLES[game.three_of_a_kind].reshape(-1)
         self.seat = np.arange(self.n)
         self.lives_f32 = (np.arange(self.lives + 1) / self.lives).astype(np.float32)
@@ -265,7 +267,7 @@ class ThirtyOneVector(VectorGame):
         s.mask[slots] = mask
 
     def _compiled_args(self, s: MatchBatch) -> tuple:
-        return (self.codes, CARD_VALUE, s.lives, s.hands, s.shown, s.deck, s.deck_size,
+        return (self.codes8, CARD_VALUE, s.lives, s.hands, s.shown, s.deck, s.deck_size,
                 s.discard, s.discard_size, s.in_discard, s.discard_values, s.opener, s.knocker,
                 s.first_turn, s.phase, s.drawn, s.from_discard, s.round_turns, s.rounds,
                 s.winner, s.current_player, s.terminated)
@@ -297,6 +299,45 @@ class ThirtyOneVector(VectorGame):
                              s.truncated, s.rewards, s.pending, s.has_pending, s.chain,
                              s.has_chain, s.steps, s.mask, live, self.n, self.shaped,
                              self.max_steps)
+
+    def _env_arrays(self, s: MatchBatch) -> tuple:
+        """The state arrays the compiled VectorEnv step adds to ``_compiled_args``, and its
+        scratch arrays (kept on the state: slots, lengths, permutations, flags)."""
+        scratch = getattr(s, "env_scratch", None)
+        b = s.num_envs
+        if scratch is None or len(scratch[0]) != b:
+            scratch = (np.empty(b, np.int64), np.empty(b, np.int64), np.empty((b, C), np.int64),
+                       np.empty(b, bool))
+            s.env_scratch = scratch
+        return (s.rewards, s.need_reshuffle, s.need_deal, s.truncated, s.pending, s.has_pending,
+                s.chain, s.has_chain, s.steps, s.mask), scratch
+
+    def random_opponents_step(self, s: MatchBatch, actions: np.ndarray, seat: np.ndarray,
+                              env_pending: np.ndarray, learner_seat: int | None, encoding: str,
+                              rng: np.random.Generator, max_redeals: int) -> tuple:
+        """CardVectorEnv.step against random opponents in one compiled call (numba backend,
+        a BatchDealer): the learners' legal ``actions`` in every game, then the opponents' moves
+        and the new games, as the env's Python loop makes them; shuffles are drawn in the call
+        from the dealer's generator. Returns (obs, reward, terminated, truncated,
+        final_obs, payoff, score), or None if a slot needed more than ``max_redeals`` deals."""
+        b = s.num_envs
+        game = self.game
+        x, scratch = self._env_arrays(s)
+        tables = (CARD_11, CARD_31, CARD_SOURCE, SCORE_31_F32, UNSEEN_F32, self.lives_f32,
+                  SOURCE_PLACE, encoding == "default")  # passed one by one: tuples type slowly
+        obs = np.empty((b, self.observation_size(encoding)), np.float32)
+        reward = np.empty(b)
+        terminated = np.empty(b, bool)
+        truncated = np.empty(b, bool)
+        final_obs = np.zeros((b, self.observation_size(encoding)), np.float32)
+        payoff = np.empty(b)
+        score = np.empty(b)
+        ok = self.kernels.match_env_step(
+            *self._compiled_args(s), *x, *tables, rng, s.dealer.rng, *scratch, seat, env_pending,
+            actions, -1 if learner_seat is None else learner_seat, obs, reward, terminated,
+            truncated, final_obs, payoff, score, self.n, self.lives, game.max_round_turns,
+            game.instant_31, self.shaped, self.max_steps, max_redeals)
+        return (obs, reward, terminated, truncated, final_obs, payoff, score) if ok else None
 
     def _apply(self, s: MatchBatch, live: np.ndarray, action: np.ndarray) -> None:
         k = len(live)
@@ -488,7 +529,7 @@ class ThirtyOneVector(VectorGame):
                           seats: np.ndarray) -> np.ndarray:
         obs = np.empty((len(rows), self.observation_size(encoding)), np.float32)
         return self.kernels.match_observe(
-            self.codes, CARD_11, CARD_31, CARD_VALUE, CARD_SOURCE, SCORE_31_F32, UNSEEN_F32,
+            self.codes8, CARD_11, CARD_31, CARD_VALUE, CARD_SOURCE, SCORE_31_F32, UNSEEN_F32,
             self.lives_f32, SOURCE_PLACE, s.lives, s.hands, s.shown, s.discard, s.discard_size,
             s.in_discard, s.discard_values, s.deck_size, s.opener, s.knocker, s.first_turn,
             s.phase, s.drawn, s.from_discard, s.round_turns, s.current_player,
