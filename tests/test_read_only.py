@@ -78,7 +78,7 @@ def test_observations_the_env_keeps_are_read_only(name):
     env.reset(seed=0)
     rng = np.random.default_rng(0)
     steps = 0
-    for agent in env.agent_iter(max_iter=60):
+    for _agent in env.agent_iter(max_iter=60):
         obs, _, term, trunc, _ = env.last()
         kept = {a: {k: v.copy() for k, v in env.observe(a).items()} for a in env.agents}
         for a in env.agents:
