@@ -30,6 +30,7 @@ import numpy as np
 
 from card_envs.core.agents import Agent, make_agent
 from card_envs.core.cards import SUIT_LETTERS, SUIT_SYMBOLS, unicode_ok
+from card_envs.core.evaluation import play_move
 from card_envs.core.game import Game, State
 from card_envs.core.spec import GameSpec
 
@@ -228,13 +229,14 @@ def play_one(
         if p == seat:
             action = _ask(spec, game, s, seat, news, read, out)
             news = []
+            before = s.copy() if spec.describe_move is not None else s
+            game.apply(s, action, rng)
         else:
             if seat is None:
                 out.write("\n".join(_fit(spec.render(game, s, None), screen_size()[0])) + "\n")
                 _pause(read, out, delay, keys)
-            action = agents[p].act(game.view(s, p), rng)
-        before = s.copy() if spec.describe_move is not None else s
-        game.apply(s, action, rng)
+            before = s.copy() if spec.describe_move is not None else s
+            action, _ = play_move(game, s, agents[p], rng)
         who = "you" if p == seat else f"player_{p}"
         news.append(f"{who}: {move_text(spec, game, before, p, action, s)}")
         if seat is None:

@@ -216,11 +216,7 @@ class CardGameEnv(AECEnv):
             action = game.check_action(state, action)  # raises, naming it and the legal ones
 
         self._cumulative_rewards[self.agent_selection] = 0.0
-        rewards = game._apply(state, action, self._rng)  # Game.apply inline (one call less)
-        state.mask = None
-        state.steps += 1
-        if not state.terminal and state.steps >= game.max_steps:
-            state.truncated = True
+        rewards = game.apply(state, action, self._rng)  # the one step path
         self._obs_cache.clear()
         if self._rewards_dirty:
             for a in self.rewards:

@@ -213,8 +213,8 @@ class Game(ABC):
     def apply(self, state: State, action: int, rng: np.random.Generator) -> np.ndarray | None:
         """Play ``action`` (assumed legal: see ``check_action``); count the step and apply the cap.
 
-        Returns the rewards of this transition per seat, or None when all are zero.
-        (``CardGameEnv.step`` does the same inline: change both together.)
+        Returns the rewards of this transition per seat, or None when all are zero. Every
+        step of a game goes through here: the AEC env, the Gymnasium view, evaluation and play.
         """
         rewards = self._apply(state, action, rng)
         state.mask = None
