@@ -155,11 +155,11 @@ def choose_agents(
 
 
 def rules_page(spec: GameSpec) -> str:
-    """The game's rules for players: ``card_envs/<game>/how_to_play.md``, shipped with it.
+    """The game's rules for players: ``how_to_play.md`` in the game's package, shipped with it.
 
     Suit symbols become letters (``Q♥`` -> ``QH``) where the screen shows no symbols.
     """
-    page = resources.files(f"card_envs.{spec.name}").joinpath("how_to_play.md")
+    page = resources.files(spec.package).joinpath("how_to_play.md")
     text = page.read_text("utf-8")
     return text if unicode_ok() else text.translate(_SUIT_UPPER)
 
