@@ -29,6 +29,7 @@ import tests.test_conformance as conformance
 import tests.test_invariants as invariants
 import tests.test_leaks as leaks
 import tests.test_masks_and_errors as masks_and_errors
+import tests.test_read_only as read_only
 from card_envs.registry import env_names, load_spec, register_game, unregister_game
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -131,6 +132,11 @@ def test_no_leaks():
     leaks.test_future_chance_comes_only_from_the_seeded_generator(NAME)
     leaks.test_the_envs_fast_encoding_equals_encoding_the_view(NAME)
     leaks.test_twin_states_give_every_agent_identical_decisions(NAME)
+
+
+def test_read_only():
+    read_only.test_no_field_of_a_view_can_change_the_game(NAME)
+    read_only.test_observations_the_env_keeps_are_read_only(NAME)
 
 
 def test_bad_input_and_errors():

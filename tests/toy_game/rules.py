@@ -7,7 +7,7 @@ from typing import ClassVar
 import numpy as np
 
 from card_envs.core.dtypes import INT8
-from card_envs.core.game import Game, State, View, check_int
+from card_envs.core.game import Game, State, View, check_int, frozen
 
 
 class HighCardState(State):
@@ -79,7 +79,7 @@ class HighCard(Game):
 
     def view(self, s: HighCardState, player: int) -> HighCardView:
         to_act = s.player == player and not s.done
-        legal = self.legal_mask(s) if to_act else np.zeros(self.num_actions, INT8)
+        legal = self.legal_mask(s) if to_act else frozen(np.zeros(self.num_actions, INT8))
         return HighCardView(player, legal, tuple(s.hands[player]), tuple(s.played), s.lead,
                             tuple(s.won), to_act)
 
