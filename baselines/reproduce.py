@@ -44,8 +44,8 @@ from baselines.common import (
 from baselines.train import FINAL_SEED, build_config, selection, train
 from baselines.train import parser as train_parser
 from card_envs.core.agents import make_agent
-from card_envs.core.doctables import page_path
 from card_envs.core.evaluation import Z95, wilson
+from card_envs.doctables import page_path
 from card_envs.rl.policy_agent import ALGOS, write_json
 
 ROOT = Path(__file__).resolve().parents[1]

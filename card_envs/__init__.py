@@ -10,6 +10,7 @@ Importing the package registers every game with PettingZoo and Gymnasium::
     card_envs.list_envs()
 """
 
+from card_envs.core.agents import register_agent_plugin
 from card_envs.core.game import IllegalActionError
 from card_envs.registry import EnvInfo, env_names, list_envs, load_spec, register_all
 
@@ -17,3 +18,6 @@ __version__ = "0.1.0"
 __all__ = ["EnvInfo", "IllegalActionError", "env_names", "list_envs", "load_spec", "__version__"]
 
 register_all()
+# Trained models as agents (the train extra), by name: imported only when one is asked for.
+register_agent_plugin("model", "card_envs.rl.policy_agent:load_model_agent", "model:PATH", "train")
+register_agent_plugin("best", "card_envs.rl.policy_agent:load_model_agent", "best", "train")

@@ -30,6 +30,7 @@ import numpy as np
 
 from card_envs.core.agents import Agent, make_agent
 from card_envs.core.cards import SUIT_LETTERS, SUIT_SYMBOLS, unicode_ok
+from card_envs.core.evaluation import play_move
 from card_envs.core.game import Game, State
 from card_envs.core.spec import GameSpec
 
@@ -154,11 +155,11 @@ def choose_agents(
 
 
 def rules_page(spec: GameSpec) -> str:
-    """The game's rules for players: ``card_envs/<game>/how_to_play.md``, shipped with it.
+    """The game's rules for players: ``how_to_play.md`` in the game's package, shipped with it.
 
     Suit symbols become letters (``Q♥`` -> ``QH``) where the screen shows no symbols.
     """
-    page = resources.files(f"card_envs.{spec.name}").joinpath("how_to_play.md")
+    page = resources.files(spec.package).joinpath("how_to_play.md")
     text = page.read_text("utf-8")
     return text if unicode_ok() else text.translate(_SUIT_UPPER)
 
@@ -228,13 +229,14 @@ def play_one(
         if p == seat:
             action = _ask(spec, game, s, seat, news, read, out)
             news = []
+            before = s.copy() if spec.describe_move is not None else s
+            game.apply(s, action, rng)
         else:
             if seat is None:
                 out.write("\n".join(_fit(spec.render(game, s, None), screen_size()[0])) + "\n")
                 _pause(read, out, delay, keys)
-            action = agents[p].act(game.view(s, p), rng)
-        before = s.copy() if spec.describe_move is not None else s
-        game.apply(s, action, rng)
+            before = s.copy() if spec.describe_move is not None else s
+            action, _ = play_move(game, s, agents[p], rng)
         who = "you" if p == seat else f"player_{p}"
         news.append(f"{who}: {move_text(spec, game, before, p, action, s)}")
         if seat is None:

@@ -1,58 +1,159 @@
 """The list of games, their registration with PettingZoo and Gymnasium, and ``list_envs()``.
 
-Adding a game: one folder ``card_envs/<name>/`` with its ``SPEC``, a thin
-``card_envs/<name>_v<N>.py`` module, and one line in ``GAMES`` below.
+A game declares its identity once, in the ``GameSpec`` named ``SPEC`` of one module
+(``card_envs/<game>/env.py``). The registry holds one line per game, that module's path;
+everything else is derived from the spec: the env name (``palace_v0``), the PettingZoo and
+Gymnasium ids and their registrations, ``list_envs()`` and the PettingZoo-style import
+module ``card_envs.palace_v0`` (made on first import from the spec, no file of its own).
+
+Adding a game: its folder ``card_envs/<game>/`` and one line in ``GAMES`` below.
+``register_game(module_path)`` adds a game from anywhere at run time (the tests register a
+toy game this way; ``unregister_game`` takes it away again), and so does naming its module in
+the environment variable ``CARD_ENVS_GAMES``.
 """
 
 from __future__ import annotations
 
 import importlib
+import importlib.abc
+import importlib.util
+import os
+import sys
 from dataclasses import dataclass
 from pathlib import Path
+from types import ModuleType
 
 import gymnasium
 import pettingzoo
 
-# (game name, version, Gymnasium name): one line per game.
-GAMES: tuple[tuple[str, int, str], ...] = (
-    ("simple_tricks", 0, "SimpleTricks"),
-    ("ninety_eight_cards", 0, "NinetyEightCards"),
-    ("thirty_one", 0, "ThirtyOne"),
-    ("palace", 0, "Palace"),
-    ("literature", 0, "Literature"),
+from card_envs.core.spec import GameSpec, record_home
+
+# One line per game: the module that defines the game's ``SPEC``.
+GAMES: tuple[str, ...] = (
+    "card_envs.simple_tricks.env",
+    "card_envs.ninety_eight_cards.env",
+    "card_envs.thirty_one.env",
+    "card_envs.palace.env",
+    "card_envs.literature.env",
 )
+
+_SPECS: dict[str, GameSpec] = {}  # env name -> spec, in registration order
+_HOMES: dict[str, str] = {}  # env name -> the module path its spec came from
+
+
+def _spec_of(module_path: str) -> GameSpec:
+    """The ``SPEC`` of ``module_path``; ValueError if the module has none."""
+    spec = getattr(importlib.import_module(module_path), "SPEC", None)
+    if not isinstance(spec, GameSpec):
+        raise ValueError(f"{module_path} has no GameSpec named SPEC")
+    return spec
+
+
+def register_game(module_path: str) -> GameSpec:
+    """Add the game whose ``SPEC`` lives in ``module_path`` and register its ids.
+
+    Registering the same module again does nothing; a second game that claims a taken
+    env name, PettingZoo id or Gymnasium id raises ValueError naming both.
+    """
+    spec = _spec_of(module_path)
+    known = _SPECS.get(spec.env_name)
+    if known is spec:
+        return spec
+    for other in _SPECS.values():
+        for what in ("env_name", "pettingzoo_id", "gymnasium_id"):
+            if getattr(other, what) == getattr(spec, what):
+                raise ValueError(
+                    f"{module_path}: {what} {getattr(spec, what)!r} is already taken by "
+                    f"{_HOMES[other.env_name]}"
+                )
+    for taken in (spec.pettingzoo_id in pettingzoo.aec_registry and spec.pettingzoo_id,
+                  spec.gymnasium_id in gymnasium.registry and spec.gymnasium_id):
+        if taken:
+            raise ValueError(f"{module_path}: {taken} is already registered by another package")
+    _SPECS[spec.env_name] = spec
+    _HOMES[spec.env_name] = module_path
+    record_home(spec, module_path)
+    module = f"card_envs.{spec.env_name}"
+    pettingzoo.register("aec", spec.pettingzoo_id, entry_point=f"{module}:env")
+    gymnasium.register(id=spec.gymnasium_id, entry_point=f"{module}:gym_env",
+                       vector_entry_point=_vector_entry_point(spec.name))
+    return spec
+
+
+def unregister_game(env_name: str) -> None:
+    """Take a game registered by ``register_game`` away again (ids, import module and all)."""
+    spec = load_spec(env_name)
+    del _SPECS[spec.env_name], _HOMES[spec.env_name]
+    pettingzoo.aec_registry.pop(spec.pettingzoo_id, None)
+    gymnasium.registry.pop(spec.gymnasium_id, None)
+    sys.modules.pop(f"card_envs.{spec.env_name}", None)
+    sys.modules["card_envs"].__dict__.pop(spec.env_name, None)
 
 
 def env_names() -> list[str]:
     """Every registered environment module name, e.g. ``simple_tricks_v0``."""
-    return [f"{name}_v{version}" for name, version, _ in GAMES]
+    return list(_SPECS)
 
 
-def load_spec(env_name: str):
+def load_spec(env_name: str) -> GameSpec:
     """The GameSpec of ``simple_tricks_v0`` (or ``simple_tricks``); ValueError if unknown."""
-    for name, version, _ in GAMES:
-        if env_name in (name, f"{name}_v{version}"):
-            return importlib.import_module(f"card_envs.{name}_v{version}").SPEC
+    spec = _SPECS.get(env_name)
+    if spec is not None:
+        return spec
+    for spec in _SPECS.values():
+        if spec.name == env_name:
+            return spec
     raise ValueError(f"unknown game {env_name!r}; choose one of {', '.join(env_names())}")
 
 
 def register_all() -> None:
-    """Register every game with PettingZoo (AEC) and Gymnasium; calling it again does nothing."""
-    for name, version, gym_name in GAMES:
-        module = f"card_envs.{name}_v{version}"
-        pz_id = f"card_envs/{name}-v{version}"
-        if pz_id not in pettingzoo.aec_registry:
-            pettingzoo.register("aec", pz_id, entry_point=f"{module}:env")
-        gym_id = f"card_envs/{gym_name}-v{version}"
-        if gym_id not in gymnasium.registry:
-            gymnasium.register(id=gym_id, entry_point=f"{module}:gym_env",
-                               vector_entry_point=_vector_entry_point(name))
+    """Register every game in ``GAMES`` with PettingZoo and Gymnasium; again does nothing.
+
+    Games named in the environment variable ``CARD_ENVS_GAMES`` (spec module paths, comma
+    separated) are registered too: a game under development, outside the package, then
+    works in every tool, ``card-envs`` commands run in a new process included.
+    """
+    if _MODULES not in sys.meta_path:
+        sys.meta_path.append(_MODULES)
+    extra = [m.strip() for m in os.environ.get("CARD_ENVS_GAMES", "").split(",") if m.strip()]
+    for module_path in (*GAMES, *extra):
+        register_game(module_path)
 
 
 def _vector_entry_point(name: str) -> str | None:
     """The Gymnasium vector entry point of a game with a batched engine (card_envs/vector/)."""
     has_engine = (Path(__file__).parent / "vector" / f"{name}.py").exists()
     return f"card_envs.vector.{name}:vector_env" if has_engine else None
+
+
+class _EnvModules(importlib.abc.MetaPathFinder, importlib.abc.Loader):
+    """Makes ``card_envs.<env name>`` (e.g. ``card_envs.palace_v0``) from the game's spec."""
+
+    def find_spec(self, fullname, path=None, target=None):
+        package, _, env_name = fullname.partition(".")
+        if package == "card_envs" and env_name in _SPECS:
+            return importlib.util.spec_from_loader(fullname, self)
+        return None
+
+    def create_module(self, spec):
+        return None  # the default module object
+
+    def exec_module(self, module: ModuleType) -> None:
+        spec = _SPECS[module.__name__.partition(".")[2]]
+        env, raw_env, gym_env = spec.factories()
+        module.__doc__ = (
+            f"The {spec.env_name} environments, made from the GameSpec in "
+            f"{_HOMES[spec.env_name]}: ``env()`` (PettingZoo AEC, classic wrappers), "
+            f"``raw_env()``, ``gym_env()`` (Gymnasium, one learning seat) and ``SPEC``; "
+            f"the rules class is ``{spec.game_cls.__name__}``."
+        )
+        module.SPEC = spec
+        module.env, module.raw_env, module.gym_env = env, raw_env, gym_env
+        setattr(module, spec.game_cls.__name__, spec.game_cls)
+        module.__all__ = ["SPEC", spec.game_cls.__name__, "env", "gym_env", "raw_env"]
+
+
+_MODULES = _EnvModules()
 
 
 @dataclass(frozen=True)

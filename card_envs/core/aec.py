@@ -17,6 +17,10 @@ PettingZoo's classic wrapper stack (TerminateIllegalWrapper(-1) -> AssertOutOfBo
   be accessed before reset"), step() after every agent is done only warns, and
   ``agent_iter`` insists on a step() between agents.
 
+Observations and masks are read-only arrays (the env keeps them for ``observe`` and ``last``
+until the next step, and the mask is the game's own cached one): writing into them raises
+instead of changing what the env or the game holds.
+
 Every agent stays in the game until it ends (players who are out are simply never
 selected); at the end all agents are terminated (or truncated at the step cap) and
 ``infos`` carry the public result.
@@ -97,6 +101,8 @@ class CardGameEnv(AECEnv):
         # agent_selection is the agent of game_state.player (last() relies on it).
         self._live = False
         self._num_actions = game.num_actions
+        self._no_actions = np.zeros(game.num_actions, INT8)  # the mask of a seat not to act
+        self._no_actions.flags.writeable = False
 
     # --- PettingZoo API -----------------------------------------------------------------
     def observation_space(self, agent: str) -> spaces.Space:
@@ -147,10 +153,11 @@ class CardGameEnv(AECEnv):
                     mask = state.mask
                     if mask is None:
                         mask = state.mask = self.game._legal_mask(state)
-                    obs = self._obs_cache[agent] = {
-                        "observation": self.encoder.encode_state(state, state.player),
-                        "action_mask": mask.copy(),
-                    }
+                        mask.flags.writeable = False
+                    observation = self.encoder.encode_state(state, state.player)
+                    observation.flags.writeable = False
+                    obs = self._obs_cache[agent] = {"observation": observation,
+                                                    "action_mask": mask}
                 else:
                     obs = self._encode(agent)
         else:
@@ -173,10 +180,12 @@ class CardGameEnv(AECEnv):
             mask = state.mask  # Game.legal_mask inline: cached in the state for the player to act
             if mask is None:
                 mask = state.mask = self.game._legal_mask(state)
-            mask = mask.copy()
+                mask.flags.writeable = False
         else:
-            mask = np.zeros(self._num_actions, INT8)
-        obs = {"observation": self.encoder.encode_state(state, seat), "action_mask": mask}
+            mask = self._no_actions
+        observation = self.encoder.encode_state(state, seat)
+        observation.flags.writeable = False
+        obs = {"observation": observation, "action_mask": mask}
         self._obs_cache[agent] = obs
         return obs
 
@@ -207,11 +216,7 @@ class CardGameEnv(AECEnv):
             action = game.check_action(state, action)  # raises, naming it and the legal ones
 
         self._cumulative_rewards[self.agent_selection] = 0.0
-        rewards = game._apply(state, action, self._rng)  # Game.apply inline (one call less)
-        state.mask = None
-        state.steps += 1
-        if not state.terminal and state.steps >= game.max_steps:
-            state.truncated = True
+        rewards = game.apply(state, action, self._rng)  # the one step path
         self._obs_cache.clear()
         if self._rewards_dirty:
             for a in self.rewards:

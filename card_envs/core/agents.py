@@ -7,6 +7,9 @@ before every game for agents that keep memory.
 
 from __future__ import annotations
 
+import importlib
+from collections.abc import Callable
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
 import numpy as np
@@ -55,13 +58,54 @@ def lowest_legal(mask: np.ndarray) -> int:
     return int(np.argmax(mask))
 
 
+@dataclass(frozen=True)
+class AgentPlugin:
+    """Agents that live above core (trained models): built by ``factory(spec, name, game)``.
+
+    ``factory`` is a callable or a ``"module:function"`` string, imported on first use, so
+    that registering a plug-in imports nothing heavy (torch stays out of ``import card_envs``).
+    ``extra`` names the install extra whose absence makes the import fail.
+    """
+
+    usage: str
+    factory: Callable[..., Agent] | str
+    extra: str = ""
+
+    def load(self) -> Callable[..., Agent]:
+        """The factory, importing its module if it was given by name."""
+        if not isinstance(self.factory, str):
+            return self.factory
+        module, _, attr = self.factory.partition(":")
+        try:
+            return getattr(importlib.import_module(module), attr)
+        except ImportError as err:
+            need = f" needs the {self.extra} extra (pip install 'card-envs[{self.extra}]')"
+            raise ValueError(f"agent {self.usage!r}{need if self.extra else ''}: {err}") from err
+
+
+_PLUGINS: dict[str, AgentPlugin] = {}
+
+
+def register_agent_plugin(
+    kind: str, factory: Callable[..., Agent] | str, usage: str | None = None, extra: str = ""
+) -> None:
+    """Let ``make_agent`` build the agents named ``KIND`` or ``KIND:ARG`` with ``factory``.
+
+    This is how layers above core plug agents into lookup by name; ``card_envs`` registers
+    ``model:PATH`` and ``best`` (card_envs.rl.policy_agent) this way. Registering a kind
+    again replaces it.
+    """
+    _PLUGINS[kind] = AgentPlugin(usage or kind, factory, extra)
+
+
 def make_agent(spec: GameSpec, agent: Any, game: Game) -> Agent:
-    """An agent from a name (``random``, a rule agent, ``model:PATH``, ``best``) or an Agent.
+    """An agent from a name (``random``, a rule agent, a plug-in's name) or an Agent.
 
     An agent class with ``takes_budget = True`` (a search agent) also answers to
     ``NAME:BUDGET``, built as ``cls(game, budget=BUDGET)`` (a positive integer whose unit,
-    e.g. simulations per move, the agent documents). Raises ValueError naming the valid
-    names for an unknown one.
+    e.g. simulations per move, the agent documents). Plug-ins (``register_agent_plugin``)
+    serve the other names, e.g. ``model:PATH`` and ``best``. Raises ValueError naming the
+    valid names for an unknown one.
     """
     if not isinstance(agent, str):
         if not hasattr(agent, "act"):
@@ -79,20 +123,14 @@ def make_agent(spec: GameSpec, agent: Any, game: Game) -> Agent:
                 f"(e.g. {base}:200); see the agent's documentation for its unit"
             )
         return spec.agents[base](game, budget=int(budget))
-    if agent.startswith("model:") or agent == "best":
-        try:
-            from card_envs.rl.policy_agent import load_model_agent
-        except ImportError as err:
-            raise ValueError(
-                f"agent {agent!r} needs the train extra (pip install 'card-envs[train]'): {err}"
-            ) from err
-        return load_model_agent(spec, agent, game)
+    plugin = _PLUGINS.get(base)
+    if plugin is not None and bool(sep) == (":" in plugin.usage):
+        return plugin.load()(spec, agent, game)
     names = [
         "random",
         *(f"{n}[:BUDGET]" if getattr(c, "takes_budget", False) else n
           for n, c in spec.agents.items()),
-        "model:PATH",
-        "best",
+        *(p.usage for p in _PLUGINS.values()),
     ]
     raise ValueError(
         f"unknown agent {agent!r} for {spec.env_name}; choose one of {', '.join(names)}"

@@ -15,8 +15,9 @@ instead of "wins" that would only mean "not last" (``Game.result_note`` says wha
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
+from typing import Any
 
 import numpy as np
 
@@ -46,6 +47,33 @@ class GameRecord:
     places: list[int] | None = None  # per seat (1 = first out), for games that rank players
 
 
+def play_move(game: Game, state, agent: Agent, game_rng: np.random.Generator,
+              agent_rng: np.random.Generator | None = None) -> tuple[int, np.ndarray | None]:
+    """One move of the seat to act, chosen by ``agent`` from that seat's view, checked (an
+    illegal choice raises, naming it and the legal actions) and applied with ``Game.apply``;
+    returns the action and its rewards (None when all are zero)."""
+    p = state.player
+    action = agent.act(game.view(state, p), game_rng if agent_rng is None else agent_rng)
+    mask = game.legal_mask(state)
+    if not (0 <= action < mask.shape[0] and mask[action]):
+        game.check_action(state, action)  # raises with the action and the legal ones
+    return action, game.apply(state, action, game_rng)
+
+
+def play_until(game: Game, state, agents: Sequence[Agent | None], game_rng: np.random.Generator,
+               agent_rng: np.random.Generator | None = None,
+               stop: Callable[[Any], bool] | None = None) -> np.ndarray:
+    """The play loop (evaluation, ``card-envs play``, the Gymnasium view's opponents): the seat
+    to act moves by ``agents[seat]`` (``play_move``) until the game is over or ``stop(state)``
+    holds; returns the rewards paid to each seat meanwhile."""
+    earned = np.zeros(game.num_players)
+    while not (state.terminal or state.truncated) and (stop is None or not stop(state)):
+        _, rewards = play_move(game, state, agents[state.player], game_rng, agent_rng)
+        if rewards is not None:
+            earned += rewards
+    return earned
+
+
 def play_game(
     game: Game,
     agents: Sequence[Agent],
@@ -58,12 +86,7 @@ def play_game(
     for agent in agents:
         if hasattr(agent, "reset"):
             agent.reset()
-    while not (s.terminal or s.truncated):
-        p = s.player
-        action = agents[p].act(game.view(s, p), agent_rng)
-        if not game.legal_mask(s)[action]:
-            game.check_action(s, action)  # raises with the action and the legal ones
-        game.apply(s, action, game_rng)
+    play_until(game, s, agents, game_rng, agent_rng)
     return GameRecord(game.payoffs(s), game.scores(s), s.steps, s.truncated, _places(game, s))
 
 

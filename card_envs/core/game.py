@@ -82,12 +82,35 @@ class State:
         return new
 
 
+def frozen(value: Any) -> Any:
+    """A read-only version of ``value`` for a view: arrays as non-writeable views of the same
+    data (no copy), lists and tuples as tuples of frozen items, sets as frozensets; anything
+    else (ints, strings, bytes, None) as it is."""
+    if isinstance(value, np.ndarray):
+        if value.flags.writeable:
+            value = value.view()
+            value.flags.writeable = False
+        return value
+    if isinstance(value, list):
+        return tuple([frozen(x) for x in value])
+    if isinstance(value, tuple):
+        items = [frozen(x) for x in value]
+        if all(a is b for a, b in zip(items, value, strict=True)):
+            return value  # a named tuple stays one
+        return tuple(items)
+    if isinstance(value, (set, frozenset)):
+        return frozenset(value)
+    return value
+
+
 class View:
     """What one seat may know. Every game's view holds ``player`` and ``legal``.
 
     ``legal`` is the int8 mask of legal actions when ``player`` is to act, all
     zeros otherwise. Views are what encoders and rule-based agents read, so
-    nothing that seat cannot see may be reachable from a view.
+    nothing that seat cannot see may be reachable from a view; and nothing reachable
+    from a view can change the game: its arrays are non-writeable and its sequences
+    tuples (``frozen``), which a test checks for every game.
     """
 
     __slots__ = ("player", "legal")
@@ -148,7 +171,7 @@ class Game(ABC):
     def legal_mask(self, state: State) -> np.ndarray:
         """The int8 legal-action mask of the player to act (all zeros once the game is over).
 
-        The array is cached in the state: treat it as read-only. (``CardGameEnv`` reads the
+        The array is cached in the state and read-only. (``CardGameEnv`` reads the
         cache, or calls ``_legal_mask`` for a game in progress, inline.)
         """
         mask = state.mask
@@ -157,6 +180,7 @@ class Game(ABC):
                 mask = np.zeros(self.num_actions, INT8)
             else:
                 mask = self._legal_mask(state)
+            mask.flags.writeable = False
             state.mask = mask
         return mask
 
@@ -189,8 +213,8 @@ class Game(ABC):
     def apply(self, state: State, action: int, rng: np.random.Generator) -> np.ndarray | None:
         """Play ``action`` (assumed legal: see ``check_action``); count the step and apply the cap.
 
-        Returns the rewards of this transition per seat, or None when all are zero.
-        (``CardGameEnv.step`` does the same inline: change both together.)
+        Returns the rewards of this transition per seat, or None when all are zero. Every
+        step of a game goes through here: the AEC env, the Gymnasium view, evaluation and play.
         """
         rewards = self._apply(state, action, rng)
         state.mask = None

@@ -25,6 +25,7 @@ from gymnasium import spaces
 from card_envs.core.agents import Agent, make_agent
 from card_envs.core.dtypes import INT8
 from card_envs.core.encoding import Encoder
+from card_envs.core.evaluation import play_until
 from card_envs.core.game import Game, IllegalActionError, State, check_choice, check_int
 
 if TYPE_CHECKING:
@@ -180,18 +181,11 @@ class SingleAgentEnv(gym.Env):
     # --- helpers ------------------------------------------------------------------------
     def _play_opponents(self) -> float:
         """Let the other seats act until the learner is to act or the game is over."""
-        state, game, seat, rng = self.game_state, self.game, self.seat, self.np_random
-        earned = 0.0
-        while not (state.terminal or state.truncated) and state.player != seat:
-            p = state.player
-            agent = self.opponents[(p - seat) % self.game.num_players - 1]
-            action = agent.act(game.view(state, p), rng)
-            if not game.legal_mask(state)[action]:
-                game.check_action(state, action)
-            rewards = game.apply(state, action, rng)
-            if rewards is not None:
-                earned += float(rewards[seat])
-        return earned
+        seat, n = self.seat, self.game.num_players
+        by_seat = [None if p == seat else self.opponents[(p - seat) % n - 1] for p in range(n)]
+        earned = play_until(self.game, self.game_state, by_seat, self.np_random,
+                            stop=lambda s: s.player == seat)
+        return float(earned[seat])
 
     def _observation(self):
         state, seat = self.game_state, self.seat

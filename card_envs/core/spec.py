@@ -1,14 +1,18 @@
 """GameSpec: everything the generic environments need to know about one game, and its factories.
 
-A game's ``env.py`` declares one ``GameSpec`` and gets PettingZoo-classic style
-``env()`` / ``raw_env()`` and the Gymnasium ``gym_env()`` from ``spec.factories()``.
+A game's ``env.py`` declares one ``GameSpec`` named ``SPEC``: the game's identity (name,
+version, Gymnasium name, player counts), declared once; the registry derives every id from
+it. ``spec.factories()`` gives the PettingZoo-classic style ``env()`` / ``raw_env()`` and
+the Gymnasium ``gym_env()``.
 Constructor arguments are checked here, so a wrong name or value raises
 ValueError naming the valid choices, at construction.
 """
 
 from __future__ import annotations
 
+import importlib
 import inspect
+import pickle
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
@@ -16,6 +20,26 @@ from typing import Any
 from card_envs.core.agents import Agent
 from card_envs.core.encoding import Encoder
 from card_envs.core.game import Game, State, check_choice
+
+# Where each registered spec is defined (id(spec) -> module path), for pickling by reference;
+# card_envs.registry fills it, so that this module need not import the registry.
+_HOMES: dict[int, str] = {}
+
+
+def record_home(spec: GameSpec, module_path: str) -> None:
+    """Note that ``spec`` is the ``SPEC`` of ``module_path`` (the registry calls this)."""
+    _HOMES[id(spec)] = module_path
+
+
+def spec_from_module(module_path: str, env_name: str) -> GameSpec:
+    """The ``SPEC`` of ``module_path`` (how a pickled spec comes back); checks its name."""
+    spec = importlib.import_module(module_path).SPEC
+    if spec.env_name != env_name:
+        raise pickle.UnpicklingError(
+            f"{module_path} now defines {spec.env_name}, not the pickled {env_name}"
+        )
+    return spec
+
 
 RENDER_MODES = ("human", "ansi")
 ENV_ARGS = ("obs_encoding", "render_mode")
@@ -53,12 +77,39 @@ class GameSpec:
     # For long move lists: (game, state, seat, action) -> (group, short text), e.g.
     # ("ask player_3 for", "Q♥"), so that the list is shown a group per line; None: no group.
     move_group: Callable[[Game, State, int, int], tuple[str, str] | None] | None = None
+    _factories: Any = field(default=None, init=False, repr=False)
+
+    def __post_init__(self) -> None:
+        # The identity every id is derived from: fail at declaration, not at registration.
+        if not (self.name.isidentifier() and self.name == self.name.lower()):
+            raise ValueError(f"GameSpec name must be a lower-case identifier, got {self.name!r}")
+        if not (isinstance(self.version, int) and self.version >= 0):
+            raise ValueError(f"{self.name}: version must be an integer >= 0, got {self.version!r}")
+        if not (self.gym_name.isidentifier() and self.gym_name[:1].isupper()):
+            raise ValueError(
+                f"{self.name}: gym_name must be a CamelCase identifier, got {self.gym_name!r}"
+            )
+        counts = tuple(self.num_players)
+        if not counts or any(n < 1 for n in counts) or list(counts) != sorted(set(counts)):
+            raise ValueError(
+                f"{self.name}: num_players must be increasing positive counts, got {counts!r}"
+            )
 
     def __reduce__(self):
-        # Pickle by name: an unpickled env gets the one registered spec back.
-        from card_envs.registry import load_spec
+        # Pickle by the module that defines the spec (recorded when the game is registered):
+        # unpickling imports that module and gets the one spec back.
+        home = _HOMES.get(id(self))
+        if home is None:
+            raise pickle.PicklingError(
+                f"{self.env_name}: only a registered game's spec pickles "
+                "(card_envs.registry.register_game)"
+            )
+        return (spec_from_module, (home, self.env_name))
 
-        return (load_spec, (self.env_name,))
+    @property
+    def package(self) -> str:
+        """The package of the game's rules (``card_envs.palace``), which ships its files."""
+        return self.game_cls.__module__.rpartition(".")[0]
 
     @property
     def env_name(self) -> str:
@@ -117,7 +168,12 @@ class GameSpec:
                 )
 
     def factories(self):
-        """``(env, raw_env, gym_env)`` constructors for this game."""
+        """``(env, raw_env, gym_env)`` constructors for this game (made once, then the same)."""
+        if self._factories is None:
+            object.__setattr__(self, "_factories", self._make_factories())
+        return self._factories
+
+    def _make_factories(self):
         from card_envs.core.aec import CardGameEnv, ClassicCardGameEnv
         from card_envs.core.gym_env import SingleAgentEnv
 

@@ -18,7 +18,7 @@ import numpy as np
 
 from card_envs.core.cards import shuffled
 from card_envs.core.dtypes import INT8
-from card_envs.core.game import Game, State, View, check_choice
+from card_envs.core.game import Game, State, View, check_choice, frozen
 
 LOWEST, HIGHEST = 2, 99
 NUM_CARDS = HIGHEST - LOWEST + 1  # 98
@@ -360,16 +360,16 @@ class NinetyEightCards(Game):
         v = CardsView()
         v.player = 0
         v.legal = self.legal_mask(s)
-        v.hand = s.hand
-        v.slots = s.slots
-        v.piles = s.piles
-        v.board = s.board
-        v.played = s.played
-        v.turn_played = s.turn_played
+        v.hand = frozen(s.hand)
+        v.slots = frozen(s.slots)
+        v.piles = frozen(s.piles)
+        v.board = frozen(s.board)
+        v.played = frozen(s.played)
+        v.turn_played = frozen(s.turn_played)
         v.draw_pile = self.draw_pile_size(s)
         v.min_play = self.min_play(s) if self.standard else 0
-        v.in_draw = s.in_draw
-        v.last_play = s.last_play
+        v.in_draw = frozen(s.in_draw)
+        v.last_play = frozen(s.last_play)
         v.standard = self.standard
         return v
 

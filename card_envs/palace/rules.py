@@ -28,7 +28,7 @@ import numpy as np
 
 from card_envs.core.cards import DECK_SIZE, NUM_RANKS, RANK_NAMES, parse_rank, shuffled
 from card_envs.core.dtypes import FLOAT32, INT8
-from card_envs.core.game import Game, State, View, check_choice, check_int
+from card_envs.core.game import Game, State, View, check_choice, check_int, frozen
 
 TWO, THREE, SEVEN, TEN = 0, 1, 5, 8
 WILDS = (TWO, THREE, SEVEN, TEN)
@@ -691,23 +691,23 @@ class Palace(Game):
         v.to_act = s.player == player and not (s.terminal or s.truncated)
         v.legal = self.legal_mask(s) if v.to_act else self._zero_mask
         v.num_players = self.num_players
-        v.hand = s.hand[player]
-        v.hand_size = s.hand_size
-        v.face_up = s.face_up
-        v.face_up_size = s.face_up_size
-        v.face_down_size = s.face_down_size
-        v.known = s.known
-        v.pile = s.pile
+        v.hand = frozen(s.hand[player])
+        v.hand_size = frozen(s.hand_size)
+        v.face_up = frozen(s.face_up)
+        v.face_up_size = frozen(s.face_up_size)
+        v.face_down_size = frozen(s.face_down_size)
+        v.known = frozen(s.known)
+        v.pile = frozen(s.pile)
         v.pile_size = s.pile_size
         v.top = s.top
         v.run = s.run
-        v.out_cards = s.out_cards
+        v.out_cards = frozen(s.out_cards)
         v.draw_size = len(s.draw)
-        v.is_out = s.is_out
-        v.finished = s.finished
-        v.history = s.history
+        v.is_out = frozen(s.is_out)
+        v.finished = frozen(s.finished)
+        v.history = tuple(s.history)  # of Play tuples of ints
         v.swapping = s.swapping
-        v.board = s.board
+        v.board = frozen(s.board)
         v.head = s.head
         return v
 

@@ -28,7 +28,7 @@ from typing import NamedTuple
 import numpy as np
 
 from card_envs.core.cards import DECK_SIZE, NUM_RANKS, NUM_SUITS, card_name, shuffled
-from card_envs.core.game import Game, State, View, check_choice, check_int
+from card_envs.core.game import Game, State, View, check_choice, check_int, frozen
 
 DRAW, TAKE, KNOCK = 0, 1, 2
 PLACE = 3  # PLACE + k puts the card into slot k
@@ -549,14 +549,14 @@ class ThirtyOne(Game):
         v.to_act = to_act
         v.legal = self.legal_mask(s) if to_act else NO_ACTIONS
         v.three_of_a_kind = self.three_of_a_kind
-        v.hand = s.hands[player]
+        v.hand = frozen(s.hands[player])
         v.drawn, v.taken, v.top = self.open_cards(s, player)
-        v.in_discard = s.in_discard
+        v.in_discard = frozen(s.in_discard)
         v.discard_pack = s.discard_pack
         v.discard_size = len(s.discard)
         v.deck_size = len(s.deck)
-        v.shown = s.shown
-        v.lives = s.lives
+        v.shown = frozen(s.shown)
+        v.lives = frozen(s.lives)
         v.seating = s.seating
         v.opponents = s.opponents[player]
         v.places = s.places[player]
@@ -567,7 +567,7 @@ class ThirtyOne(Game):
         v.opener = s.opener
         v.round_turns = s.round_turns
         v.rounds = s.rounds
-        v.settled = s.settled
+        v.settled = frozen(s.settled)
         v.winner = s.winner
         return v
 

@@ -1,0 +1,146 @@
+"""The import contract: core imports no game, registry, rl or tool; games import only core.
+
+The layers above the games (``baselines > rl > tools > registry > core``) are the
+import-linter contract in pyproject.toml; the per-game contracts are made here from the
+registry, so that a new game is checked without anyone listing it. Imports inside functions
+count: grimp (import-linter's graph) reads every import statement of a module, and
+``test_the_contract_sees_every_import_statement`` checks that against the modules' own
+syntax trees.
+"""
+
+from __future__ import annotations
+
+import ast
+import sys
+import tomllib
+from pathlib import Path
+
+import pytest
+
+from card_envs.registry import env_names, load_spec
+
+grimp = pytest.importorskip("grimp", reason="the import contract needs the test extra")
+importlinter_cli = pytest.importorskip("importlinter.cli")
+
+ROOT = Path(__file__).resolve().parents[1]
+PACKAGES = ("card_envs", "baselines")
+
+
+def game_packages() -> list[str]:
+    """The packages of the registered games that live in card_envs (``card_envs.palace``)."""
+    out = []
+    for name in env_names():
+        package = load_spec(name).package
+        if package.startswith("card_envs.") and package not in out:
+            out.append(package)
+    return out
+
+
+def _ini_list(values: list[str]) -> str:
+    return "".join(f"\n    {v}" for v in values)
+
+
+def contract_ini(top_level: list[str]) -> str:
+    """pyproject.toml's contracts plus the per-game ones, as one import-linter INI file."""
+    config = tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["importlinter"]
+    lines = ["[importlinter]", f"root_packages ={_ini_list(config['root_packages'])}", ""]
+    for k, contract in enumerate(config["contracts"]):
+        lines += [f"[importlinter:contract:pyproject-{k}]"]
+        lines += [f"{key} = {_ini_list(v) if isinstance(v, list) else v}"
+                  for key, v in contract.items()]
+        lines.append("")
+    games = game_packages()
+    lines += [
+        "[importlinter:contract:core-imports-no-game]",
+        "name = core imports no game",
+        "type = forbidden",
+        "source_modules = card_envs.core",
+        f"forbidden_modules ={_ini_list(games)}",
+        "",
+    ]
+    for game in games:
+        others = [m for m in top_level if m not in (game, "card_envs.core")]
+        lines += [
+            f"[importlinter:contract:{game}]",
+            f"name = {game} imports only card_envs.core",
+            "type = forbidden",
+            f"source_modules = {game}",
+            f"forbidden_modules ={_ini_list([*others, 'baselines'])}",
+            "",
+        ]
+    return "\n".join(lines)
+
+
+@pytest.fixture(scope="module")
+def graph():
+    return grimp.build_graph(*PACKAGES, cache_dir=None)
+
+
+def test_the_import_contract_is_kept(graph, tmp_path, capsys):
+    top_level = sorted(graph.find_children("card_envs"))
+    assert "card_envs.core" in top_level and "card_envs.registry" in top_level
+    config = tmp_path / "contracts.ini"
+    config.write_text(contract_ini(top_level))
+    code = importlinter_cli.lint_imports(config_filename=str(config), no_cache=True, no_logo=True)
+    printed = capsys.readouterr().out
+    assert code == 0, printed
+    for game in game_packages():
+        assert f"{game} imports only card_envs.core KEPT" in printed, printed
+
+
+def test_core_and_games_do_not_import_the_package_root(graph):
+    # ``import card_envs`` runs the registry, so a core or game module that imports the root
+    # package depends on everything above it.
+    low = ["card_envs.core", *game_packages()]
+    for module in sorted(graph.modules):
+        if any(module == p or module.startswith(p + ".") for p in low):
+            assert not graph.direct_import_exists(importer=module, imported="card_envs"), module
+
+
+def _imports(path: Path, module: str, modules: set[str]) -> set[str]:
+    """Every module of ours that ``path`` imports, at any depth (inside functions too)."""
+    tree = ast.parse(path.read_text(), filename=str(path))
+    is_package = path.name == "__init__.py"
+    found = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            found |= {alias.name for alias in node.names}
+        elif isinstance(node, ast.ImportFrom):
+            if node.level:
+                parts = module.split(".")
+                base = parts[: len(parts) - node.level + is_package]
+                stem = ".".join([*base, node.module] if node.module else base)
+            else:
+                stem = node.module or ""
+            for alias in node.names:  # ``from package import submodule`` imports the submodule
+                sub = f"{stem}.{alias.name}"
+                found.add(sub if sub in modules else stem)
+    return {m for m in found if m.split(".")[0] in PACKAGES}
+
+
+def test_the_contract_sees_every_import_statement(graph):
+    """Each import statement of ours, module-level or inside a function, is an edge of the
+    graph the contract checks (so an import hidden in a function cannot slip through)."""
+    missing, seen = [], 0
+    for package in PACKAGES:
+        for path in sorted((ROOT / package).rglob("*.py")):
+            module = ".".join(path.relative_to(ROOT).with_suffix("").parts).removesuffix(
+                ".__init__"
+            )
+            for imported in _imports(path, module, graph.modules) - {module}:
+                seen += 1
+                if not graph.direct_import_exists(importer=module, imported=imported):
+                    missing.append(f"{module} -> {imported}")
+    assert not missing, missing
+    assert seen > 100
+
+
+def test_importing_card_envs_imports_neither_torch_nor_the_rl_package():
+    import subprocess
+
+    code = ("import sys, card_envs; card_envs.list_envs(); "
+            "print(sorted(m for m in ('torch', 'card_envs.rl', 'card_envs.cli') "
+            "if m in sys.modules))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         check=True, cwd=ROOT)
+    assert out.stdout.strip() == "[]"
