@@ -153,9 +153,9 @@ class CardGameEnv(AECEnv):
                     mask = state.mask
                     if mask is None:
                         mask = state.mask = self.game._legal_mask(state)
-                        mask.flags.writeable = False
+                        mask.setflags(write=False)
                     observation = self.encoder.encode_state(state, state.player)
-                    observation.flags.writeable = False
+                    observation.setflags(write=False)
                     obs = self._obs_cache[agent] = {"observation": observation,
                                                     "action_mask": mask}
                 else:
@@ -180,11 +180,11 @@ class CardGameEnv(AECEnv):
             mask = state.mask  # Game.legal_mask inline: cached in the state for the player to act
             if mask is None:
                 mask = state.mask = self.game._legal_mask(state)
-                mask.flags.writeable = False
+                mask.setflags(write=False)
         else:
             mask = self._no_actions
         observation = self.encoder.encode_state(state, seat)
-        observation.flags.writeable = False
+        observation.setflags(write=False)
         obs = {"observation": observation, "action_mask": mask}
         self._obs_cache[agent] = obs
         return obs

@@ -15,9 +15,8 @@ instead of "wins" that would only mean "not last" (``Game.result_note`` says wha
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
-from typing import Any
 
 import numpy as np
 
@@ -54,7 +53,9 @@ def play_move(game: Game, state, agent: Agent, game_rng: np.random.Generator,
     returns the action and its rewards (None when all are zero)."""
     p = state.player
     action = agent.act(game.view(state, p), game_rng if agent_rng is None else agent_rng)
-    mask = game.legal_mask(state)
+    mask = state.mask  # Game.legal_mask's cache, filled by the view of the seat to act
+    if mask is None:
+        mask = game.legal_mask(state)
     if not (0 <= action < mask.shape[0] and mask[action]):
         game.check_action(state, action)  # raises with the action and the legal ones
     return action, game.apply(state, action, game_rng)
@@ -62,15 +63,15 @@ def play_move(game: Game, state, agent: Agent, game_rng: np.random.Generator,
 
 def play_until(game: Game, state, agents: Sequence[Agent | None], game_rng: np.random.Generator,
                agent_rng: np.random.Generator | None = None,
-               stop: Callable[[Any], bool] | None = None) -> np.ndarray:
-    """The play loop (evaluation, ``card-envs play``, the Gymnasium view's opponents): the seat
-    to act moves by ``agents[seat]`` (``play_move``) until the game is over or ``stop(state)``
-    holds; returns the rewards paid to each seat meanwhile."""
-    earned = np.zeros(game.num_players)
-    while not (state.terminal or state.truncated) and (stop is None or not stop(state)):
-        _, rewards = play_move(game, state, agents[state.player], game_rng, agent_rng)
+               until_player: int | None = None) -> np.ndarray | None:
+    """The play loop (evaluation and the Gymnasium view's opponents): the seat to act moves by
+    ``agents[seat]`` (``play_move``) until the game is over or ``until_player`` is to act;
+    returns the rewards paid to each seat meanwhile (None when none were)."""
+    earned = None
+    while not (state.terminal or state.truncated) and state.player != until_player:
+        rewards = play_move(game, state, agents[state.player], game_rng, agent_rng)[1]
         if rewards is not None:
-            earned += rewards
+            earned = rewards.copy() if earned is None else earned + rewards
     return earned
 
 

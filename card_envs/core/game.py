@@ -82,22 +82,40 @@ class State:
         return new
 
 
+_SCALARS = frozenset({int, float, bool, str, bytes, type(None)})
+
+
+def read_only(array: np.ndarray) -> np.ndarray:
+    """A non-writeable view of ``array``'s data (no copy)."""
+    array = array.view()
+    array.setflags(write=False)
+    return array
+
+
 def frozen(value: Any) -> Any:
     """A read-only version of ``value`` for a view: arrays as non-writeable views of the same
     data (no copy), lists and tuples as tuples of frozen items, sets as frozensets; anything
     else (ints, strings, bytes, None) as it is."""
-    if isinstance(value, np.ndarray):
-        if value.flags.writeable:
-            value = value.view()
-            value.flags.writeable = False
-        return value
-    if isinstance(value, list):
-        return tuple([frozen(x) for x in value])
-    if isinstance(value, tuple):
+    kind = type(value)
+    if kind is np.ndarray:
+        return read_only(value)
+    if kind is list or kind is tuple:
+        for x in value:
+            if type(x) not in _SCALARS:
+                break
+        else:  # only scalars: the common case, no recursion
+            return value if kind is tuple else tuple(value)
         items = [frozen(x) for x in value]
-        if all(a is b for a, b in zip(items, value, strict=True)):
+        if kind is tuple and all(a is b for a, b in zip(items, value, strict=True)):
             return value  # a named tuple stays one
         return tuple(items)
+    if isinstance(value, np.ndarray):
+        return read_only(value)
+    if isinstance(value, tuple):  # e.g. a named tuple: kept if nothing in it can change
+        items = [frozen(x) for x in value]
+        return value if all(a is b for a, b in zip(items, value, strict=True)) else tuple(items)
+    if isinstance(value, list):
+        return tuple([frozen(x) for x in value])
     if isinstance(value, (set, frozenset)):
         return frozenset(value)
     return value
@@ -180,7 +198,7 @@ class Game(ABC):
                 mask = np.zeros(self.num_actions, INT8)
             else:
                 mask = self._legal_mask(state)
-            mask.flags.writeable = False
+            mask.setflags(write=False)
             state.mask = mask
         return mask
 

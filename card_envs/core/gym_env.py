@@ -184,8 +184,8 @@ class SingleAgentEnv(gym.Env):
         seat, n = self.seat, self.game.num_players
         by_seat = [None if p == seat else self.opponents[(p - seat) % n - 1] for p in range(n)]
         earned = play_until(self.game, self.game_state, by_seat, self.np_random,
-                            stop=lambda s: s.player == seat)
-        return float(earned[seat])
+                            until_player=seat)
+        return 0.0 if earned is None else float(earned[seat])
 
     def _observation(self):
         state, seat = self.game_state, self.seat

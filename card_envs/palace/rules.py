@@ -28,7 +28,7 @@ import numpy as np
 
 from card_envs.core.cards import DECK_SIZE, NUM_RANKS, RANK_NAMES, parse_rank, shuffled
 from card_envs.core.dtypes import FLOAT32, INT8
-from card_envs.core.game import Game, State, View, check_choice, check_int, frozen
+from card_envs.core.game import Game, State, View, check_choice, check_int, read_only
 
 TWO, THREE, SEVEN, TEN = 0, 1, 5, 8
 WILDS = (TWO, THREE, SEVEN, TEN)
@@ -691,23 +691,23 @@ class Palace(Game):
         v.to_act = s.player == player and not (s.terminal or s.truncated)
         v.legal = self.legal_mask(s) if v.to_act else self._zero_mask
         v.num_players = self.num_players
-        v.hand = frozen(s.hand[player])
-        v.hand_size = frozen(s.hand_size)
-        v.face_up = frozen(s.face_up)
-        v.face_up_size = frozen(s.face_up_size)
-        v.face_down_size = frozen(s.face_down_size)
-        v.known = frozen(s.known)
-        v.pile = frozen(s.pile)
+        v.hand = read_only(s.hand[player])
+        v.hand_size = tuple(s.hand_size)
+        v.face_up = read_only(s.face_up)
+        v.face_up_size = tuple(s.face_up_size)
+        v.face_down_size = tuple(s.face_down_size)
+        v.known = read_only(s.known)
+        v.pile = read_only(s.pile)
         v.pile_size = s.pile_size
         v.top = s.top
         v.run = s.run
-        v.out_cards = frozen(s.out_cards)
+        v.out_cards = read_only(s.out_cards)
         v.draw_size = len(s.draw)
-        v.is_out = frozen(s.is_out)
-        v.finished = frozen(s.finished)
+        v.is_out = tuple(s.is_out)
+        v.finished = tuple(s.finished)
         v.history = tuple(s.history)  # of Play tuples of ints
         v.swapping = s.swapping
-        v.board = frozen(s.board)
+        v.board = None if s.board is None else read_only(s.board)
         v.head = s.head
         return v
 

@@ -11,7 +11,7 @@ import numpy as np
 
 from card_envs.core.cards import shuffled
 from card_envs.core.dtypes import INT8
-from card_envs.core.game import Game, State, View, check_int, frozen
+from card_envs.core.game import Game, State, View, check_int, read_only
 
 NUM_PLAYERS = 2
 
@@ -138,12 +138,12 @@ class SimpleTricks(Game):
         v.to_act = s.player == player and not s.done
         v.legal = self.legal_mask(s) if v.to_act else self._zero_mask
         v.num_values = self.num_values
-        v.hand = frozen(s.hands[player])
-        v.planes = frozen(s.planes[player])
+        v.hand = tuple(s.hands[player])
+        v.planes = read_only(s.planes[player])
         v.lead = s.lead
         v.leader = s.leader
         v.tricks = (s.tricks[player], s.tricks[1 - player])
-        v.last_trick = frozen(s.last_trick)
+        v.last_trick = s.last_trick  # a tuple of ints (or None)
         return v
 
     def check_invariants(self, s: TricksState) -> None:

@@ -28,7 +28,7 @@ from typing import NamedTuple
 import numpy as np
 
 from card_envs.core.cards import DECK_SIZE, NUM_RANKS, NUM_SUITS, card_name, shuffled
-from card_envs.core.game import Game, State, View, check_choice, check_int, frozen
+from card_envs.core.game import Game, State, View, check_choice, check_int, frozen, read_only
 
 DRAW, TAKE, KNOCK = 0, 1, 2
 PLACE = 3  # PLACE + k puts the card into slot k
@@ -506,9 +506,9 @@ class ThirtyOne(Game):
         if self.reward == "original":  # from the lives after any revival, as the source
             rewards = self.round_rewards({q: scores[q] / 2 for q in seats}, knocker, lives[:])
         s.rounds += 1
-        # the record, made a Showdown only when read: players who are out hold [] since the
-        # deal, and the next deal makes new hand lists, so the hands can be kept as they are
-        s.settled = (s.rounds, hands, scores, lost, knocker, revived)
+        # the record (of tuples: views hand it out as it is), made a Showdown only when read
+        s.settled = (s.rounds, tuple(map(tuple, hands)), tuple(scores), tuple(lost), knocker,
+                     revived)
         if knocked_out and not revived:
             self._reseat(s)
         if len(s.seating) == 1:
@@ -549,14 +549,14 @@ class ThirtyOne(Game):
         v.to_act = to_act
         v.legal = self.legal_mask(s) if to_act else NO_ACTIONS
         v.three_of_a_kind = self.three_of_a_kind
-        v.hand = frozen(s.hands[player])
+        v.hand = tuple(s.hands[player])
         v.drawn, v.taken, v.top = self.open_cards(s, player)
-        v.in_discard = frozen(s.in_discard)
+        v.in_discard = read_only(s.in_discard)
         v.discard_pack = s.discard_pack
         v.discard_size = len(s.discard)
         v.deck_size = len(s.deck)
         v.shown = frozen(s.shown)
-        v.lives = frozen(s.lives)
+        v.lives = tuple(s.lives)
         v.seating = s.seating
         v.opponents = s.opponents[player]
         v.places = s.places[player]
@@ -567,7 +567,7 @@ class ThirtyOne(Game):
         v.opener = s.opener
         v.round_turns = s.round_turns
         v.rounds = s.rounds
-        v.settled = frozen(s.settled)
+        v.settled = s.settled  # made of tuples when a round is settled
         v.winner = s.winner
         return v
 
