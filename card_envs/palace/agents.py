@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from card_envs.core.agents import BaseAgent
-from card_envs.core.cards import NUM_RANKS, shuffled
+from card_envs.core.cards import NUM_RANKS
 from card_envs.palace.rules import (
     BLIND,
     BURN_RUN,
@@ -18,7 +18,7 @@ from card_envs.palace.rules import (
     PalaceState,
     PalaceView,
 )
-from card_envs.palace.search import PalaceSearchAgent
+from card_envs.palace.search import PalaceSearchAgent, deal_unseen, pile_order
 
 # Ranks in the order lowest_first spends them: non-wild ranks low to high, then the wilds.
 SPEND_ORDER = tuple([r for r in range(NUM_RANKS) if r not in WILDS] + list(WILDS))
@@ -157,22 +157,10 @@ class HeuristicAgent(BaseAgent):
     def imagine(self, view: PalaceView, rng: np.random.Generator) -> PalaceState:
         """A deal consistent with ``view``: the unseen cards shuffled into the hidden places."""
         n, me = view.num_players, view.player
-        seen = (view.hand + view.face_up.sum(axis=0) + view.pile + view.out_cards
-                + view.known.sum(axis=0) - view.known[me])
-        pool = shuffled(np.repeat(_RANKS, 4 - seen).tolist(), rng)
-        hands, face_down, at = [], [], 0
-        for q in range(n):
-            if q == me:
-                hands.append(np.repeat(_RANKS, view.hand).tolist())
-            else:
-                unknown = view.hand_size[q] - int(view.known[q].sum())
-                hands.append(np.repeat(_RANKS, view.known[q]).tolist() + pool[at : at + unknown])
-                at += unknown
-            face_down.append(pool[at : at + view.face_down_size[q]])
-            at += view.face_down_size[q]
+        hands, face_down, draw = deal_unseen(view, rng)
         game: Palace = self.game
         return game.deal(hands, [np.repeat(_RANKS, view.face_up[q]).tolist() for q in range(n)],
-                         face_down, draw=pool[at:], pile=_pile_order(view),
+                         face_down, draw=draw, pile=pile_order(view),
                          out=np.repeat(_RANKS, view.out_cards).tolist(), player=me,
                          swapping=False, board=False,
                          known=[np.repeat(_RANKS, view.known[q]).tolist() for q in range(n)])
@@ -187,18 +175,6 @@ class HeuristicAgent(BaseAgent):
         if KEEP_VALUE[best] > KEEP_VALUE[worst]:
             return SWAP_BASE + NUM_RANKS * best + worst
         return SWAP_DONE
-
-
-def _pile_order(view: PalaceView) -> list[int]:
-    """A pile order with the view's counts, top and run (only those matter to the rules)."""
-    if view.top < 0:
-        return []
-    top, run = view.top, view.run
-    rest = view.pile.astype(np.int64)
-    rest[top] -= run
-    others = np.repeat(_RANKS, np.where(_RANKS == top, 0, rest)).tolist()
-    # Earlier cards of the top rank sit below a card of another rank, as they must have.
-    return [top] * int(rest[top]) + others + [top] * run
 
 
 AGENTS = {"lowest_first": LowestFirstAgent, "heuristic": HeuristicAgent,

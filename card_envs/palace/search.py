@@ -28,13 +28,11 @@ from card_envs.palace.rules import Palace, PalaceState, PalaceView
 _RANKS = np.arange(NUM_RANKS)
 
 
-def sample_world(game: Palace, view: PalaceView, rng: np.random.Generator,
-                 board: bool = False) -> PalaceState:
-    """A state consistent with ``view`` (whose seat must be to act): the unseen cards dealt at
-    random into the places it cannot see. ``board=True`` also builds the public board (so that
-    the world can be observed: tests), which a search does not need. Reads only the view."""
-    if not view.to_act:
-        raise ValueError(f"seat {view.player} is not to act: its view does not say who is")
+def deal_unseen(view: PalaceView, rng: np.random.Generator
+                ) -> tuple[list[list[int]], list[list[int]], list[int]]:
+    """The cards ``view``'s seat cannot see, shuffled into the places it cannot see: every
+    hand (the seat's own as it is, the others' known cards kept), every face-down stack and
+    the draw pile, as rank lists. Reads only the view."""
     n, me = view.num_players, view.player
     seen = (view.hand + view.face_up.sum(axis=0) + view.pile + view.out_cards
             + view.known.sum(axis=0) - view.known[me])
@@ -49,7 +47,30 @@ def sample_world(game: Palace, view: PalaceView, rng: np.random.Generator,
             at += unknown
         face_down.append(pool[at : at + view.face_down_size[q]])
         at += view.face_down_size[q]
-    draw = pool[at:]
+    return hands, face_down, pool[at:]
+
+
+def pile_order(view: PalaceView) -> list[int]:
+    """A pile, bottom to top, with the view's counts, top and run (all the rules read)."""
+    if view.top < 0:
+        return []
+    top, run = view.top, view.run
+    rest = view.pile.astype(np.int64)
+    rest[top] -= run
+    others = np.repeat(_RANKS, np.where(_RANKS == top, 0, rest)).tolist()
+    # Earlier cards of the top rank sit below a card of another rank, as they must have.
+    return [top] * int(rest[top]) + others + [top] * run
+
+
+def sample_world(game: Palace, view: PalaceView, rng: np.random.Generator,
+                 board: bool = False) -> PalaceState:
+    """A state consistent with ``view`` (whose seat must be to act): the unseen cards dealt at
+    random into the places it cannot see. ``board=True`` also builds the public board (so that
+    the world can be observed: tests), which a search does not need. Reads only the view."""
+    if not view.to_act:
+        raise ValueError(f"seat {view.player} is not to act: its view does not say who is")
+    n, me = view.num_players, view.player
+    hands, face_down, draw = deal_unseen(view, rng)
     if len(draw) != view.draw_size:
         raise AssertionError("the unseen cards do not fill the places the view leaves open")
     s = game.deal(hands, [np.repeat(_RANKS, view.face_up[q]).tolist() for q in range(n)],
@@ -64,18 +85,6 @@ def sample_world(game: Palace, view: PalaceView, rng: np.random.Generator,
         s.board = game.fresh_board(s)
         s.hand_quarters = game.fresh_hand_quarters(s)
     return s
-
-
-def pile_order(view: PalaceView) -> list[int]:
-    """A pile, bottom to top, with the view's counts, top and run (all the rules read)."""
-    if view.top < 0:
-        return []
-    top, run = view.top, view.run
-    rest = view.pile.astype(np.int64)
-    rest[top] -= run
-    others = np.repeat(_RANKS, np.where(_RANKS == top, 0, rest)).tolist()
-    # Earlier cards of the top rank sit below a card of another rank, as they must have.
-    return [top] * int(rest[top]) + others + [top] * run
 
 
 class PalaceSearchAgent(SearchAgent):
