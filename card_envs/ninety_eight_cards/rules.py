@@ -364,8 +364,8 @@ class NinetyEightCards(Game):
         v.slots = frozen(s.slots)
         v.piles = frozen(s.piles)
         v.board = frozen(s.board)
-        v.played = frozen(s.played)
-        v.turn_played = frozen(s.turn_played)
+        v.played = s.played
+        v.turn_played = s.turn_played
         v.draw_pile = self.draw_pile_size(s)
         v.min_play = self.min_play(s) if self.standard else 0
         v.in_draw = frozen(s.in_draw)
