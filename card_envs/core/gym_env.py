@@ -35,7 +35,6 @@ if TYPE_CHECKING:
 _MAX_REDEALS = 100
 
 
-
 def opponents_per_seat(opponent: Any, others: int, check: Callable[[Any], Any]) -> list[Any]:
     """``check(entry)`` for each of the ``others`` other seats (it raises on a bad entry, or
     builds the seat's agent): a sequence must give exactly one entry per seat (ValueError
@@ -128,6 +127,9 @@ class SingleAgentEnv(gym.Env):
         for _ in range(_MAX_REDEALS):
             n = self.game.num_players
             self.seat = int(rng.integers(n)) if self.learner_seat is None else self.learner_seat
+            seat = self.seat  # the agent of every seat, None for the learner's (for play_until)
+            self._by_seat = [None if p == seat else self.opponents[(p - seat) % n - 1]
+                             for p in range(n)]
             start = options.get("state") if options else None
             self.game_state = start.copy() if start is not None else self.game.init(rng)
             for agent in self.opponents:
@@ -181,9 +183,8 @@ class SingleAgentEnv(gym.Env):
     # --- helpers ------------------------------------------------------------------------
     def _play_opponents(self) -> float:
         """Let the other seats act until the learner is to act or the game is over."""
-        seat, n = self.seat, self.game.num_players
-        by_seat = [None if p == seat else self.opponents[(p - seat) % n - 1] for p in range(n)]
-        earned = play_until(self.game, self.game_state, by_seat, self.np_random,
+        seat = self.seat
+        earned = play_until(self.game, self.game_state, self._by_seat, self.np_random,
                             until_player=seat)
         return 0.0 if earned is None else float(earned[seat])
 
