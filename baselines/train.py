@@ -27,7 +27,7 @@ import torch as th
 import yaml
 from stable_baselines3.common.callbacks import BaseCallback
 from stable_baselines3.common.monitor import Monitor
-from stable_baselines3.common.utils import set_random_seed
+from stable_baselines3.common.utils import LinearSchedule, set_random_seed
 from stable_baselines3.common.vec_env import DummyVecEnv
 
 from baselines.common import (
@@ -251,10 +251,17 @@ def policy_and_hyperparams(cfg: dict[str, Any]) -> tuple[Any, dict[str, Any]]:
 
     ``policy: per_action`` in the hyperparameters picks the per-action heads of
     card_envs.rl.action_heads (told which game and encoding they read); otherwise the
-    plain MLP (``MlpPolicy``, or ``MaskedDQNPolicy`` for DQN).
+    plain MLP (``MlpPolicy``, or ``MaskedDQNPolicy`` for DQN). ``learning_rate`` may be
+    ``{start: A, end: B}``: a rate falling linearly from A to B over the run.
     """
     hp = dict(cfg["hyperparams"])
     kind = hp.pop("policy", "mlp")
+    rate = hp.get("learning_rate")
+    if isinstance(rate, dict):  # {start: A, end: B}: falls linearly from A to B over the run
+        if set(rate) != {"start", "end"}:
+            raise ValueError(f"learning_rate: {rate!r} is not valid; give a number or "
+                             "{start: NUMBER, end: NUMBER}")
+        hp["learning_rate"] = LinearSchedule(float(rate["start"]), float(rate["end"]), 1.0)
     if kind == "per_action":
         from card_envs.rl.action_heads import POLICIES
 

@@ -499,3 +499,15 @@ def test_collect_refuses_runs_trained_otherwise_but_not_for_settings_an_algorith
             f"pretrain: run {{'agent': 'random', 'decisions': 5}}, configs {cfg['pretrain']!r}"])
         run = Run.create(tmp_path, dict(cfg, timesteps=7), "x")
         assert config_drift(str(run.path))[0].startswith("timesteps: run 7")
+
+
+def test_a_learning_rate_can_fall_linearly_over_the_run():
+    cfg = {"env": "thirty_one_v0", "algo": "dqn", "env_kwargs": {}, "obs_encoding": "default",
+           "hyperparams": {"learning_rate": {"start": 1e-3, "end": 1e-5}}}
+    _, hp = train_cli.policy_and_hyperparams(cfg)
+    rate = hp["learning_rate"]
+    assert rate(1.0) == pytest.approx(1e-3) and rate(0.0) == pytest.approx(1e-5)
+    assert rate(0.5) == pytest.approx((1e-3 + 1e-5) / 2)
+    cfg["hyperparams"] = {"learning_rate": {"begin": 1e-3, "end": 1e-5}}
+    with pytest.raises(ValueError, match="learning_rate: .* give a number or"):
+        train_cli.policy_and_hyperparams(cfg)
