@@ -152,8 +152,7 @@ class CardGameEnv(AECEnv):
                     state = self.game_state
                     mask = state.mask
                     if mask is None:
-                        mask = state.mask = self.game._legal_mask(state)
-                        mask.setflags(write=False)
+                        mask = state.mask = self.game._legal_mask(state)  # read-only
                     observation = self.encoder.encode_state(state, state.player)
                     observation.setflags(write=False)
                     obs = self._obs_cache[agent] = {"observation": observation,
@@ -179,8 +178,7 @@ class CardGameEnv(AECEnv):
         if seat == state.player and not (state.terminal or state.truncated):
             mask = state.mask  # Game.legal_mask inline: cached in the state for the player to act
             if mask is None:
-                mask = state.mask = self.game._legal_mask(state)
-                mask.setflags(write=False)
+                mask = state.mask = self.game._legal_mask(state)  # read-only
         else:
             mask = self._no_actions
         observation = self.encoder.encode_state(state, seat)

@@ -68,8 +68,18 @@ def play_until(game: Game, state, agents: Sequence[Agent | None], game_rng: np.r
     ``agents[seat]`` (``play_move``) until the game is over or ``until_player`` is to act;
     returns the rewards paid to each seat meanwhile (None when none were)."""
     earned = None
+    agent_rng = game_rng if agent_rng is None else agent_rng
+    view, apply = game.view, game.apply
     while not (state.terminal or state.truncated) and state.player != until_player:
-        rewards = play_move(game, state, agents[state.player], game_rng, agent_rng)[1]
+        # play_move, inline: this loop runs every opponent move of the Gymnasium view
+        p = state.player
+        action = agents[p].act(view(state, p), agent_rng)
+        mask = state.mask
+        if mask is None:
+            mask = game.legal_mask(state)
+        if not (0 <= action < mask.shape[0] and mask[action]):
+            game.check_action(state, action)
+        rewards = apply(state, action, game_rng)
         if rewards is not None:
             earned = rewards.copy() if earned is None else earned + rewards
     return earned

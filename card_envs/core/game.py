@@ -85,6 +85,18 @@ class State:
 _SCALARS = frozenset({int, float, bool, str, bytes, type(None)})
 
 
+_NO_ACTIONS: dict[int, np.ndarray] = {}
+
+
+def no_actions(num_actions: int) -> np.ndarray:
+    """The read-only all-zero int8 mask of ``num_actions`` actions (one per size, shared)."""
+    mask = _NO_ACTIONS.get(num_actions)
+    if mask is None:
+        mask = _NO_ACTIONS[num_actions] = np.zeros(num_actions, INT8)
+        mask.setflags(write=False)
+    return mask
+
+
 def read_only(array: np.ndarray) -> np.ndarray:
     """A non-writeable view of ``array``'s data (no copy)."""
     array = array.view()
@@ -119,6 +131,29 @@ def frozen(value: Any) -> Any:
     if isinstance(value, (set, frozenset)):
         return frozenset(value)
     return value
+
+
+def slot_names(cls: type) -> tuple[str, ...]:
+    """Every ``__slots__`` name of ``cls`` and its bases."""
+    return tuple(name for klass in cls.__mro__ for name in getattr(klass, "__slots__", ()))
+
+
+class AliasedState:
+    """Pickling for a State that keeps ``aliases``: read-only views of its own arrays, made
+    once per state by the game's ``view`` (arrays the rules change in place, never replace),
+    so that views hand them out at no cost. They are never pickled (nor copied: ``copy``
+    must set ``aliases = None``); unpickling starts without them."""
+
+    __slots__ = ()
+
+    def __getstate__(self) -> tuple[None, dict[str, Any]]:
+        return None, {name: getattr(self, name) for name in slot_names(type(self))
+                      if name != "aliases" and hasattr(self, name)}
+
+    def __setstate__(self, state: tuple[None, dict[str, Any]]) -> None:
+        for name, value in state[1].items():
+            setattr(self, name, value)
+        self.aliases = None
 
 
 class View:
@@ -163,7 +198,8 @@ class Game(ABC):
 
     @abstractmethod
     def _legal_mask(self, state: State) -> np.ndarray:
-        """A new int8 array of the legal actions of ``state.player``."""
+        """A read-only int8 array of the legal actions of ``state.player`` (a new one, or one
+        shared between states: it is never written). ``tests/test_read_only.py`` checks it."""
 
     @abstractmethod
     def _apply(self, state: State, action: int, rng: np.random.Generator) -> np.ndarray | None:
@@ -195,10 +231,9 @@ class Game(ABC):
         mask = state.mask
         if mask is None:
             if state.terminal or state.truncated:
-                mask = np.zeros(self.num_actions, INT8)
+                mask = no_actions(self.num_actions)
             else:
-                mask = self._legal_mask(state)
-            mask.setflags(write=False)
+                mask = self._legal_mask(state)  # read-only (see _legal_mask)
             state.mask = mask
         return mask
 

@@ -160,9 +160,13 @@ class SingleAgentEnv(gym.Env):
             info["illegal_action"] = True
             self.game_state = _ended(state)
             return obs, float(self.illegal_reward), True, False, info
+        seat = self.seat
         rewards = game.apply(state, int(action), self.np_random)
-        reward = self._pending + (float(rewards[self.seat]) if rewards is not None else 0.0)
-        reward += self._play_opponents()
+        reward = self._pending + (float(rewards[seat]) if rewards is not None else 0.0)
+        # the opponents' moves up to the learner's next decision (_play_opponents, inline)
+        earned = play_until(game, state, self._by_seat, self.np_random, until_player=seat)
+        if earned is not None:
+            reward += float(earned[seat])
         self._pending = 0.0
         return self._observation(), reward, state.terminal, state.truncated, self._info()
 
@@ -201,10 +205,9 @@ class SingleAgentEnv(gym.Env):
 
     def _info(self) -> dict[str, Any]:
         state = self.game_state
-        info: dict[str, Any] = {
-            "action_mask": self.game.legal_mask(state).copy(),
-            "seat": self.seat,
-        }
+        # a copy: Gymnasium's checker wants new info data on every call (users keep it)
+        info: dict[str, Any] = {"action_mask": self.game.legal_mask(state).copy(),
+                                "seat": self.seat}
         if state.terminal or state.truncated:
             info.update(self.game.result(state, self.seat))
         return info

@@ -28,7 +28,15 @@ import numpy as np
 
 from card_envs.core.cards import DECK_SIZE, NUM_RANKS, RANK_NAMES, parse_rank, shuffled
 from card_envs.core.dtypes import FLOAT32, INT8
-from card_envs.core.game import Game, State, View, check_choice, check_int, read_only
+from card_envs.core.game import (
+    AliasedState,
+    Game,
+    State,
+    View,
+    check_choice,
+    check_int,
+    read_only,
+)
 
 TWO, THREE, SEVEN, TEN = 0, 1, 5, 8
 WILDS = (TWO, THREE, SEVEN, TEN)
@@ -161,7 +169,7 @@ class BoardIndex:
         return q * SEAT_WIDTH
 
 
-class PalaceState(State):
+class PalaceState(AliasedState, State):
     """A game in progress.
 
     hand: per seat an int8 array of cards per rank (hidden from others); hand_size,
@@ -181,7 +189,7 @@ class PalaceState(State):
     __slots__ = ("hand", "hand_size", "face_up", "face_up_size", "face_down", "face_down_size",
                  "known", "draw", "pile", "pile_size", "top", "run", "out_cards", "is_out",
                  "finished", "loser", "history", "swapping", "board", "head",
-                 "hand_quarters")
+                 "hand_quarters", "aliases")
 
     def copy(self) -> PalaceState:
         """An independent copy (written out field by field: searches copy states often)."""
@@ -208,6 +216,7 @@ class PalaceState(State):
         new.head = self.head
         new.hand_quarters = None if self.hand_quarters is None else [
             h.copy() for h in self.hand_quarters]
+        new.aliases = None
         return new
 
 
@@ -334,6 +343,7 @@ class Palace(Game):
         s.head = 0
         s.board = self.fresh_board(s) if board else None
         s.hand_quarters = self.fresh_hand_quarters(s) if board else None
+        s.aliases = None
         return s
 
     def fresh_board(self, s: PalaceState) -> np.ndarray:
@@ -406,6 +416,7 @@ class Palace(Game):
         mask = np.zeros(self.num_actions, INT8)
         mask[SWAP_BASE:SWAP_DONE] = pairs.reshape(-1)
         mask[SWAP_DONE] = 1
+        mask.setflags(write=False)  # masks are read-only (Game._legal_mask)
         return mask
 
     def playable(self, top: int, rank: int) -> bool:
@@ -691,25 +702,33 @@ class Palace(Game):
         v.to_act = s.player == player and not (s.terminal or s.truncated)
         v.legal = self.legal_mask(s) if v.to_act else self._zero_mask
         v.num_players = self.num_players
-        v.hand = read_only(s.hand[player])
+        aliases = s.aliases
+        if aliases is None:  # read-only views of the state's arrays (changed in place), once
+            aliases = s.aliases = self._aliases(s)
+        hands, v.face_up, v.known, v.pile, v.out_cards, v.board = aliases
+        v.hand = hands[player]
         v.hand_size = tuple(s.hand_size)
-        v.face_up = read_only(s.face_up)
         v.face_up_size = tuple(s.face_up_size)
         v.face_down_size = tuple(s.face_down_size)
-        v.known = read_only(s.known)
-        v.pile = read_only(s.pile)
         v.pile_size = s.pile_size
         v.top = s.top
         v.run = s.run
-        v.out_cards = read_only(s.out_cards)
         v.draw_size = len(s.draw)
         v.is_out = tuple(s.is_out)
         v.finished = tuple(s.finished)
         v.history = tuple(s.history)  # of Play tuples of ints
         v.swapping = s.swapping
-        v.board = None if s.board is None else read_only(s.board)
         v.head = s.head
         return v
+
+    @staticmethod
+    def _aliases(s: PalaceState) -> tuple:
+        """Read-only views of the arrays a view hands out: (hands, face_up, known, pile,
+        out_cards, board). The rules change these arrays in place and never replace them, so
+        the views stay true for the state's life (``copy`` and unpickling drop them)."""
+        return (tuple(read_only(h) for h in s.hand), read_only(s.face_up), read_only(s.known),
+                read_only(s.pile), read_only(s.out_cards),
+                None if s.board is None else read_only(s.board))
 
     def payoffs(self, s: PalaceState) -> np.ndarray:
         """Loser -1, every other player +1/(n-1); zeros until the game ends.

@@ -84,6 +84,7 @@ def sample_world(game: Palace, view: PalaceView, rng: np.random.Generator,
     if board:
         s.board = game.fresh_board(s)
         s.hand_quarters = game.fresh_hand_quarters(s)
+        s.aliases = None  # a new board: its views are made again
     return s
 
 

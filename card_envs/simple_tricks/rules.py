@@ -11,12 +11,12 @@ import numpy as np
 
 from card_envs.core.cards import shuffled
 from card_envs.core.dtypes import INT8
-from card_envs.core.game import Game, State, View, check_int, read_only
+from card_envs.core.game import AliasedState, Game, State, View, check_int, read_only
 
 NUM_PLAYERS = 2
 
 
-class TricksState(State):
+class TricksState(AliasedState, State):
     """A deal in progress.
 
     hands: each seat's remaining cards in dealt order. planes: (2, 8N) int8, for
@@ -24,11 +24,24 @@ class TricksState(State):
     [my hand | opponent's hand | I played (completed tricks) | opponent played].
     lead/leader: the card led in the current trick (-1: none) and who led it;
     tricks: tricks won per seat; last_trick: (leader, led card, followed card,
-    winner) of the last completed trick, or None.
+    winner) of the last completed trick, or None; aliases: read-only views of the planes'
+    rows, made by the first view (see AliasedState).
     """
 
-    __slots__ = ("hands", "planes", "lead", "leader", "tricks", "last_trick")
-    _deep = ("hands", "planes", "tricks")
+    __slots__ = ("hands", "planes", "lead", "leader", "tricks", "last_trick", "aliases")
+
+    def copy(self) -> TricksState:
+        """An independent copy (field by field: searches copy states often)."""
+        new = TricksState.__new__(TricksState)
+        new.player, new.terminal, new.truncated = self.player, self.terminal, self.truncated
+        new.steps, new.mask = self.steps, None
+        new.hands = [h[:] for h in self.hands]
+        new.planes = self.planes.copy()
+        new.lead, new.leader = self.lead, self.leader
+        new.tricks = self.tricks[:]
+        new.last_trick = self.last_trick
+        new.aliases = None
+        return new
 
 
 # Offsets of the four card planes inside a seat's row of ``planes``, in units of 2N.
@@ -91,19 +104,23 @@ class SimpleTricks(Game):
         s.leader = player
         s.tricks = [0, 0]
         s.last_trick = None
+        s.aliases = None
         return s
 
     def _legal_mask(self, s: TricksState) -> np.ndarray:
         hand = s.planes[s.player, : self.num_cards]
         if s.lead < 0:
-            return hand.copy()
-        n = self.num_values
-        start = (s.lead // n) * n
-        same = hand[start : start + n]
-        if same.tobytes() == self._no_cards:  # void in the led colour (cheaper than .any())
-            return hand.copy()
-        mask = np.zeros(self.num_cards, INT8)
-        mask[start : start + n] = same
+            mask = hand.copy()
+        else:
+            n = self.num_values
+            start = (s.lead // n) * n
+            same = hand[start : start + n]
+            if same.tobytes() == self._no_cards:  # void in the led colour (cheaper than .any())
+                mask = hand.copy()
+            else:
+                mask = np.zeros(self.num_cards, INT8)
+                mask[start : start + n] = same
+        mask.setflags(write=False)
         return mask
 
     def _apply(self, s: TricksState, card: int, rng: np.random.Generator) -> np.ndarray | None:
@@ -139,7 +156,10 @@ class SimpleTricks(Game):
         v.legal = self.legal_mask(s) if v.to_act else self._zero_mask
         v.num_values = self.num_values
         v.hand = tuple(s.hands[player])
-        v.planes = read_only(s.planes[player])
+        aliases = s.aliases
+        if aliases is None:  # the planes change in place: their read-only rows serve all views
+            aliases = s.aliases = (read_only(s.planes[0]), read_only(s.planes[1]))
+        v.planes = aliases[player]
         v.lead = s.lead
         v.leader = s.leader
         v.tricks = (s.tricks[player], s.tricks[1 - player])

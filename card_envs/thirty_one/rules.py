@@ -28,7 +28,7 @@ from typing import NamedTuple
 import numpy as np
 
 from card_envs.core.cards import DECK_SIZE, NUM_RANKS, NUM_SUITS, card_name, shuffled
-from card_envs.core.game import Game, State, View, check_choice, check_int, frozen, read_only
+from card_envs.core.game import Game, State, View, check_choice, check_int
 
 DRAW, TAKE, KNOCK = 0, 1, 2
 PLACE = 3  # PLACE + k puts the card into slot k
@@ -151,15 +151,16 @@ class ThirtyOneState(_PublicRecords, State):
 
     deck: the draw pile, next card last (hidden); discard: the discard pile, top last;
     pile: the membership (0 or 1) of the discard pile as float32 bytes, 4 per card, and
-    in_discard: a float32 (52,) numpy view of them (the rules write the bytes: no numpy call);
+    in_discard: a read-only float32 (52,) numpy view of them (the rules write the bytes: no
+    numpy call);
     discard_pack: the value of the discard pile per suit packed in an int (see CARD_PACK; the
     ``discard_values`` property lists them S H D C), kept up to date like pile; hands: per seat its
-    three cards by slot ([] once out); shown: per seat and slot the card if it was taken from
-    the discard pile (public), else -1; epochs: per seat and slot the reshuffle count of the round
-    when the slot was filled unseen (lets ``randomize_hidden`` redraw only consistent cards), or
-    None before the round's first reshuffle (every slot 0: made at the reshuffle);
-    lives: per seat; seating: the seats still in, ascending; opponents: per seat, the seats
-    still in, in turn order after it; places: per seat, every seat's place counted from it;
+    three cards by slot ([] once out); shown: per seat a tuple, per slot the card if it was taken
+    from the discard pile (public), else -1 (a changed row is a new tuple); epochs: per seat and
+    slot the reshuffle count of the round when the slot was filled unseen (lets
+    ``randomize_hidden`` redraw only consistent cards), or None before the round's first
+    reshuffle (every slot 0: made at the reshuffle); lives: per seat (a tuple); seating: the
+    seats still in, ascending; opponents: per seat, the seats still in, in turn order after it; places: per seat, every seat's place counted from it;
     deals: per seat, where each hand lies in the deck it deals (both see ``_seat_tables``);
     opener: who opened the round; knocker: -1 or the seat that knocked;
     first_turn: no action yet this round; phase: 0 (draw/take/knock) or 1 (place the card);
@@ -178,7 +179,9 @@ class ThirtyOneState(_PublicRecords, State):
 
     def _link_pile(self, pile: bytearray) -> None:
         self.pile = pile
-        self.in_discard = np.frombuffer(pile, np.float32)  # writable: a view of the bytearray
+        in_discard = np.frombuffer(pile, np.float32)  # a view of the bytearray, read-only:
+        in_discard.flags.writeable = False  # the rules write the bytes, views hand it out
+        self.in_discard = in_discard
 
     def __getstate__(self) -> tuple[None, dict]:
         # in_discard is a view of pile: pickle the bytes once and remake the view
@@ -202,10 +205,10 @@ class ThirtyOneState(_PublicRecords, State):
         new.deck = self.deck[:]
         new.discard = self.discard[:]
         new.hands = [h[:] for h in self.hands]
-        new.shown = [h[:] for h in self.shown]
+        new.shown = self.shown[:]  # of tuples
         if self.epochs is not None:
             new.epochs = [h[:] for h in self.epochs]
-        new.lives = self.lives[:]
+        new.lives = self.lives  # a tuple
         return new
 
 
@@ -302,7 +305,7 @@ class ThirtyOne(Game):
         calls ``_open_round``."""
         s = ThirtyOneState(opener)
         s._link_pile(bytearray(EMPTY_PILE))
-        s.lives = list(lives)
+        s.lives = tuple(lives)
         s.opener, s.rounds, s.pending, s.settled, s.winner = opener, 0, None, None, -1
         self._reseat(s)
         return s
@@ -353,7 +356,7 @@ class ThirtyOne(Game):
         """Reset the per-round fields for hands and deck already in place."""
         s.discard = discard
         _lay_pile(s)
-        s.shown = list(map(list, self._no_shown))
+        s.shown = list(self._no_shown)
         s.epochs = None
         s.player = s.opener
         s.knocker, s.first_turn, s.phase = -1, True, 0
@@ -420,7 +423,9 @@ class ThirtyOne(Game):
             hand = s.hands[p]
             out = hand[slot]
             hand[slot] = card
-            s.shown[p][slot] = card if s.from_discard else NO_CARD
+            shown, row = card if s.from_discard else NO_CARD, s.shown[p]
+            if row[slot] != shown:  # rows are tuples: views hand them out as they are
+                s.shown[p] = row[:slot] + (shown,) + row[slot + 1 :]
             if s.epoch:  # before the first reshuffle every slot's epoch is 0
                 s.epochs[p][slot] = s.epoch
         s.discard.append(out)  # the card thrown or replaced goes face up
@@ -474,7 +479,8 @@ class ThirtyOne(Game):
 
     def _settle(self, s: ThirtyOneState) -> np.ndarray | None:
         """Show the hands, take lives, revive or eliminate; the shaped rewards if asked for."""
-        n, seats, lives, hands, knocker = self.num_players, s.seating, s.lives, s.hands, s.knocker
+        n, seats, hands, knocker = self.num_players, s.seating, s.hands, s.knocker
+        lives = list(s.lives)
         codes = self._score_codes  # self.score, inline, as twice the score
         scores = [None] * n  # per seat its score code; None for a player who was out
         low, losers = TWICE_31 + 1, []  # the lowest score code and who holds it
@@ -502,6 +508,7 @@ class ThirtyOne(Game):
         if revived:
             for q in seats:
                 lives[q] = 1
+        s.lives = tuple(lives)
         rewards = None
         if self.reward == "original":  # from the lives after any revival, as the source
             rewards = self.round_rewards({q: scores[q] / 2 for q in seats}, knocker, lives[:])
@@ -551,12 +558,12 @@ class ThirtyOne(Game):
         v.three_of_a_kind = self.three_of_a_kind
         v.hand = tuple(s.hands[player])
         v.drawn, v.taken, v.top = self.open_cards(s, player)
-        v.in_discard = read_only(s.in_discard)
+        v.in_discard = s.in_discard  # read-only; the rules write the pile's bytes
         v.discard_pack = s.discard_pack
         v.discard_size = len(s.discard)
         v.deck_size = len(s.deck)
-        v.shown = frozen(s.shown)
-        v.lives = tuple(s.lives)
+        v.shown = tuple(s.shown)  # of tuples
+        v.lives = s.lives  # a tuple
         v.seating = s.seating
         v.opponents = s.opponents[player]
         v.places = s.places[player]

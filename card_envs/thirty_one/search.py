@@ -66,7 +66,7 @@ def sample_world(game: ThirtyOne, view: ThirtyOneView, rng: np.random.Generator,
     s = game.deal(hands, discard=pile, deck=deck, lives=list(view.lives), opener=view.opener)
     if phase:
         s.deck.remove(to_place)  # ``deal`` put the card nobody holds under the deck
-    s.shown = [list(row) for row in view.shown]
+    s.shown = list(view.shown)  # rows are tuples
     s.player = acting
     s.knocker = view.knocker
     s.first_turn = view.first_turn

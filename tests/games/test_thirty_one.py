@@ -104,7 +104,7 @@ def test_knocking_under_the_gun_ends_the_round_at_once():
     play(game, s, KNOCK)
     sd = s.showdown
     assert sd.round == 1 and sd.knocker == 0 and sd.scores == (18.0, 22.0, 25.0)
-    assert sd.lost == (2, 0, 0) and s.lives == [1, 3, 3]
+    assert sd.lost == (2, 0, 0) and s.lives == (1, 3, 3)
     assert s.rounds == 1 and s.steps == 1  # nobody else acted
     assert s.player == 1 and s.first_turn and s.knocker == -1  # round 2 is dealt
 
@@ -191,14 +191,14 @@ def test_all_players_at_zero_return_to_one_life():
     play(game, s, DRAW, THROW, DRAW, THROW)
     sd = s.showdown
     assert sd.lost == (1, 1) and sd.revived and sd.knocker == -1
-    assert s.lives == [1, 1] and not s.terminal and s.seating == (0, 1)
+    assert s.lives == (1, 1) and not s.terminal and s.seating == (0, 1)
 
 
 # --- scenario 11: elimination and the winner ------------------------------------------------
 def test_a_player_at_zero_is_out_and_the_last_one_in_wins():
     game = ThirtyOne(num_players=3)
     s = knock_round(game, [H18, H22, H25], knocker=0, lives=[2, 3, 3])
-    assert s.lives == [0, 3, 3] and s.seating == (1, 2) and s.hands[0] == []
+    assert s.lives == (0, 3, 3) and s.seating == (1, 2) and s.hands[0] == []
     assert s.opponents[1] == (2,) and s.opponents[0] == (1, 2)
     # seat 0 never acts again
     seen = set()
@@ -236,7 +236,7 @@ def test_an_eliminated_next_seat_is_skipped_when_the_opening_seat_moves():
     game = ThirtyOne(num_players=3)
     s = game.deal([H25, H18, H22], lives=[3, 1, 3])
     play(game, s, KNOCK)  # seat 0 knocks with 25; seat 1 (18) loses its last life
-    assert s.lives == [3, 0, 3] and s.opener == 2 and s.player == 2
+    assert s.lives == (3, 0, 3) and s.opener == 2 and s.player == 2
 
 
 # --- scenario 13 and more: no leaks ----------------------------------------------------------
@@ -276,10 +276,10 @@ def test_a_card_taken_from_the_discard_is_known_until_it_is_discarded():
     # taken, not yet placed: 9 in the spades place of seat 0's block
     assert enc.encode(game.view(s, 1))[known].tolist() == pytest.approx([9 / 31, 0, 0, 0])
     play(game, s, PLACE + 2)
-    assert s.shown[0] == [-1, -1, parse_card("9S")]
+    assert s.shown[0] == (-1, -1, parse_card("9S"))
     assert enc.encode(game.view(s, 1))[known].tolist() == pytest.approx([9 / 31, 0, 0, 0])
     play(game, s, DRAW, THROW, DRAW, PLACE + 2)  # seat 0 now discards the 9♠ again
-    assert s.shown[0] == [-1, -1, -1]
+    assert s.shown[0] == (-1, -1, -1)
     assert not enc.encode(game.view(s, 1))[known].any()
 
 
@@ -301,7 +301,7 @@ def test_a_reshuffled_card_is_not_known_in_the_hand_that_draws_it():
     # seat 1 takes the 2♥ (now known) and seat 0 later discards 9♠; then the deck deals cards
     # that everyone saw in the old discard pile: none of them becomes "known in a hand"
     play(game, s, TAKE, PLACE)
-    assert s.shown[1] == [parse_card("2H"), -1, -1]
+    assert s.shown[1] == (parse_card("2H"), -1, -1)
     for _ in range(3):
         play(game, s, DRAW, PLACE + 1)
     enc = DefaultEncoder(game)
@@ -344,10 +344,10 @@ def test_a_slot_filled_after_the_reshuffle_is_redrawn_only_from_the_new_deck():
 def test_lives_option_sets_the_starting_lives():
     game = ThirtyOne(num_players=3, lives=1)
     s = game.init(np.random.default_rng(0))
-    assert s.lives == [1, 1, 1]
+    assert s.lives == (1, 1, 1)
     s = game.deal([H18, H22, H25])
     play(game, s, DRAW, THROW, KNOCK, DRAW, THROW, DRAW, THROW)
-    assert s.lives == [0, 1, 1] and s.seating == (1, 2)
+    assert s.lives == (0, 1, 1) and s.seating == (1, 2)
 
 
 def test_three_of_a_kind_scores_thirty_and_a_half():
@@ -407,7 +407,7 @@ def test_original_reward_of_a_revival_round_counts_the_revived_life():
     game = ThirtyOne(num_players=2, reward="original")
     s = game.deal([[0, 1, 2], [13, 14, 15]], lives=[1, 1])
     (rewards,) = play(game, s, KNOCK)
-    assert s.showdown.revived and s.lives == [1, 1]
+    assert s.showdown.revived and s.lives == (1, 1)
     # both hold 9 (tied lowest): knocker -5, the other -2; then -0.3 * (3 - 1) and +0.5
     assert rewards.tolist() == pytest.approx([-5.1, -2.1])
 

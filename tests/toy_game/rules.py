@@ -60,6 +60,7 @@ class HighCard(Game):
     def _legal_mask(self, s: HighCardState) -> np.ndarray:
         mask = np.zeros(self.num_actions, INT8)
         mask[s.hands[s.player]] = 1
+        mask.setflags(write=False)  # masks are read-only (Game._legal_mask)
         return mask
 
     def _apply(self, s: HighCardState, action: int, rng: np.random.Generator):
