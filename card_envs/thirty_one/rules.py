@@ -160,7 +160,8 @@ class ThirtyOneState(_PublicRecords, State):
     slot the reshuffle count of the round when the slot was filled unseen (lets
     ``randomize_hidden`` redraw only consistent cards), or None before the round's first
     reshuffle (every slot 0: made at the reshuffle); lives: per seat (a tuple); seating: the
-    seats still in, ascending; opponents: per seat, the seats still in, in turn order after it; places: per seat, every seat's place counted from it;
+    seats still in, ascending; opponents: per seat, the seats still in, in turn order after it;
+    places: per seat, every seat's place counted from it;
     deals: per seat, where each hand lies in the deck it deals (both see ``_seat_tables``);
     opener: who opened the round; knocker: -1 or the seat that knocked;
     first_turn: no action yet this round; phase: 0 (draw/take/knock) or 1 (place the card);
