@@ -98,6 +98,7 @@ def build_config(args: argparse.Namespace) -> dict[str, Any]:
         else _for_budget(gcfg.get("pretrain"), args.budget),
         "result_bonus": args.result_bonus if args.result_bonus is not None
         else gcfg.get("result_bonus"),
+        "init_from": args.init_from,
         "targets": gcfg.get("targets", []),
         **settings,
         "hyperparams": hp,
@@ -218,7 +219,9 @@ class Trainer:
         else:
             policy, hp = policy_and_hyperparams(cfg)
             model = cls(policy, self.env, seed=cfg["seed"], device="cpu", verbose=0, **hp)
-            if cfg.get("pretrain") and cfg["algo"] == "maskable_ppo":
+            if cfg.get("init_from"):  # start from another model's weights (same network)
+                model.set_parameters(cfg["init_from"], exact_match=False, device="cpu")
+            elif cfg.get("pretrain") and cfg["algo"] == "maskable_ppo":
                 self._imitate(model)
         self.learner.policy = model.policy
         if self.pool is not None:
@@ -509,7 +512,7 @@ def train(run: Run, progress: bool = True, stop_at: int | None = None,
     remaining = cfg["timesteps"] - done
     print(f"[{label}] training against {cfg['opponent']} for {cfg['timesteps']:,} steps "
           f"({done:,} done); run folder {run.path}", flush=True)
-    if done == 0 and cfg.get("pretrain") and not callback.rows:
+    if done == 0 and (cfg.get("pretrain") or cfg.get("init_from")) and not callback.rows:
         callback.evaluate_and_save()  # the imitation policy is a checkpoint too
     if remaining > 0:
         bar = progress and (sys.stdout.isatty() if bar is None else bar)
@@ -588,6 +591,9 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("--pretrain", metavar="AGENT,DECISIONS[,EPOCHS]",
                    help="MaskablePPO: first imitate AGENT on DECISIONS decisions "
                         "(baselines/imitation.py; default: the setting's pretrain)")
+    p.add_argument("--init-from", dest="init_from", metavar="MODEL.zip",
+                   help="start from this model's weights (same algorithm and network) instead "
+                        "of a fresh or imitating policy")
     p.add_argument("--runs", default="runs", help="folder for run folders")
     p.add_argument("--resume", metavar="RUN_DIR", help="continue an interrupted run")
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
