@@ -29,6 +29,8 @@ CASES = [
     ("ninety_eight_cards_v0", {"rules": "original"}),
     ("simple_tricks_v0", {}),
     ("simple_tricks_v0", {"num_values": 4}),
+    ("palace_v0", {}),
+    ("palace_v0", {"num_players": 4, "swap_phase": True}),
 ]
 
 
@@ -68,8 +70,8 @@ def test_every_action_gets_the_same_number_of_finite_facts(env_name, game_args):
 def test_features_refuse_an_encoding_they_cannot_read():
     with pytest.raises(ValueError, match="obs_encoding in 'default', not 'original'"):
         make_features("literature_v0", {}, "original")
-    with pytest.raises(ValueError, match="no per-action features for palace_v0"):
-        make_features("palace_v0", {}, "default")
+    with pytest.raises(ValueError, match="no per-action features for thirty_one_v0"):
+        make_features("thirty_one_v0", {}, "default")
 
 
 def test_literature_ask_facts_say_what_i_know_of_that_opponent_and_card():
@@ -159,3 +161,36 @@ def test_the_ppo_logits_are_the_per_action_scores():
         scores = policy.mlp_extractor.scorer(obs)
         logits = policy.action_net(policy.mlp_extractor.forward_actor(obs))
     assert th.equal(scores, logits) and scores.shape == (len(obs), 20)
+
+
+def test_palace_play_facts_read_the_hand_the_pile_and_what_the_next_player_shows():
+    from card_envs.core.cards import parse_rank
+
+    spec = load_spec("palace_v0")
+    game = spec.make_game()
+    encoder = spec.encoders["default"](game)
+    features = make_features("palace_v0", {}, "default")
+    r = parse_rank
+    # seat 0 holds 5 5 5 Q, the pile is topped by 5 5 (a fourth 5 would burn it); seat 1 (next)
+    # shows a K face-up and is known to hold an A; seat 2 shows a 4
+    hands = [[r("5")] * 2 + [r("Q")], [r("9"), r("A")], [r("4")]]
+    face_up, face_down = [[r("J")], [r("K")], [r("4")]], [[], [r("2")], [r("3")]]
+    pile = [r("8"), r("5"), r("5")]
+    placed = sum(hands + face_up + face_down, pile)
+    draw = [rank for rank in range(13) for _ in range(4 - placed.count(rank))]  # the rest
+    s = game.deal(hands=hands, face_up=face_up, face_down=face_down, pile=pile, draw=draw,
+                  known=[[], [r("A")], []])
+    facts = features(th.as_tensor(encoder.encode(game.view(s, 0)))[None])[0]
+    one_five, two_fives, queen = r("5"), 13 + r("5"), r("Q")
+    at = 2 + 4 + 13  # after the head-kind flags, the play-kind one-hot and the rank one-hot
+    rank, put, source, left, burns, pile_after, unseen, known, answers = range(at, at + 9)
+    assert facts[one_five, 2] == 1 and facts[one_five, 6 + r("5")] == 1, "a hand play of a 5"
+    assert facts[two_fives, put] == pytest.approx(0.5) and facts[two_fives, left] == 0
+    assert facts[one_five, burns] == 0 and facts[two_fives, burns] == 1, "5 5 + 5 5 burns"
+    assert facts[queen, burns] == 0 and facts[queen, pile_after] == pytest.approx(4 / 52)
+    # no 5 is unseen: two in my hand, two on the pile
+    assert facts[one_five, unseen] == 0 and facts[queen, unseen] == pytest.approx(3 / 4)
+    # on a 5 the next player can answer with its K and its A; on a Q with the same two
+    assert facts[one_five, answers] == pytest.approx(2 / 4)
+    assert facts[queen, rank] == pytest.approx(r("Q") / 12) and facts[queen, known] == 0
+    assert facts[78, 5] == 1 and facts[78, pile_after] == pytest.approx(3 / 52), "pick-up"
