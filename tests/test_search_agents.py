@@ -21,7 +21,7 @@ from tests.conftest import play_states
 SEARCH_GAMES = ["thirty_one", "palace", "literature"]
 SAMPLERS = {
     "thirty_one": thirty_one_search.sample_world,
-    "palace": lambda game, view, rng: palace_search.sample_world(game, view, rng, board=True),
+    "palace": lambda game, view, rng: palace_search.sample_world(game, view, rng, observed=True),
     "literature": literature_search.sample_world,
 }
 

@@ -142,17 +142,26 @@ class AliasedState:
     """Pickling for a State that keeps ``aliases``: read-only views of its own arrays, made
     once per state by the game's ``view`` (arrays the rules change in place, never replace),
     so that views hand them out at no cost. They are never pickled (nor copied: ``copy``
-    must set ``aliases = None``); unpickling starts without them."""
+    must set ``aliases = None``); unpickling starts without them.
+
+    A state may name more ``_derived`` slots (e.g. arrays that are views into another of its
+    arrays): they are not pickled either, and ``_relink`` makes them again on unpickling."""
 
     __slots__ = ()
+    _derived: ClassVar[tuple[str, ...]] = ("aliases",)
 
     def __getstate__(self) -> tuple[None, dict[str, Any]]:
+        derived = self._derived
         return None, {name: getattr(self, name) for name in slot_names(type(self))
-                      if name != "aliases" and hasattr(self, name)}
+                      if name not in derived and hasattr(self, name)}
 
     def __setstate__(self, state: tuple[None, dict[str, Any]]) -> None:
         for name, value in state[1].items():
             setattr(self, name, value)
+        self._relink()
+
+    def _relink(self) -> None:
+        """Make the ``_derived`` slots again after unpickling."""
         self.aliases = None
 
 

@@ -162,7 +162,7 @@ class HeuristicAgent(BaseAgent):
         return game.deal(hands, [np.repeat(_RANKS, view.face_up[q]).tolist() for q in range(n)],
                          face_down, draw=draw, pile=pile_order(view),
                          out=np.repeat(_RANKS, view.out_cards).tolist(), player=me,
-                         swapping=False, board=False,
+                         swapping=False, observed=False,
                          known=[np.repeat(_RANKS, view.known[q]).tolist() for q in range(n)])
 
     def _swap(self, view: PalaceView) -> int:

@@ -4,10 +4,12 @@ from __future__ import annotations
 
 import numpy as np
 
-from card_envs.core.cards import NUM_RANKS
+from card_envs.core.cards import DECK_SIZE, NUM_RANKS
 from card_envs.core.dtypes import FLOAT32
 from card_envs.core.encoding import Encoder, Piece
 from card_envs.palace.rules import (
+    BURN_RUN,
+    DEAL_EACH,
     FACE_DOWN_AT,
     FACE_UP_AT,
     FROM_HAND,
@@ -16,7 +18,12 @@ from card_envs.palace.rules import (
     NUM_PLAY_ACTIONS,
     OUT_AT,
     PLACED,
-    QUARTERS,
+    ROW_BURNED,
+    ROW_KIND,
+    ROW_PLACED,
+    ROW_RANK,
+    ROW_SEAT,
+    ROW_TAKEN,
     Palace,
     PalaceView,
 )
@@ -26,13 +33,22 @@ _PLAY_ROW = ("seat one-hot (me, then the seats after me in order), kind one-hot 
              "blind play; none for a pick-up), cards placed / 4, cards taken into the hand / 52, "
              "1 if it burned the pile")
 
+# Normalisers of the default encoding.
+HAND_SCALE = 1.0 / DECK_SIZE
+COUNT_SCALE = 0.25  # at most 4 cards of a rank
+FACE_DOWN_SCALE = 1.0 / DEAL_EACH
+RUN_SCALE = 1.0 / (BURN_RUN - 1)  # the longest run that stays on the pile
+_VALUES = DECK_SIZE + 1  # a fact is a count of 0..52 cards (or a flag, or a rank + 1)
+
 
 class DefaultEncoder(Encoder):
     """Everything a careful player knows: own cards, every opponent's public cards and counts
     (seats in order after me), the pile, cards out of the game, the draw pile and recent plays.
 
-    Built by one gather from the state's public board (rotated to the observer's seat)
-    plus the observer's own hand; face-down ranks never appear, not even the player's own.
+    The state's facts (``FactIndex``: counts by absolute seat) are gathered in observation
+    order for the observer's seat and turned into numbers by one table per observer: entry i
+    of the observation is ``table[i, fact]`` (a count / 4, a one-hot bit, ...). Face-down ranks
+    never appear, not even the player's own.
     """
 
     name = "default"
@@ -62,7 +78,7 @@ class DefaultEncoder(Encoder):
             Piece("draw_pile", 1, 0, 1, f"cards in the draw pile / {game.draw_at_deal}"),
             Piece("swap_phase", 1, 0, 1, "1 during the swap phase (swap_phase=True only)"),
         ]
-        width = game.index.row_width
+        width = cls.row_width(game)
         pieces.append(Piece("last_play_1", width, 0, 1,
                             f"the newest play or pick-up: {_PLAY_ROW} (all 0: none yet)"))
         for age in range(1, rows):
@@ -70,45 +86,92 @@ class DefaultEncoder(Encoder):
                                 f"the one {age} before the newest, laid out as `last_play_1`"))
         return pieces
 
+    @staticmethod
+    def row_width(game: Palace) -> int:
+        return game.num_players + 5 + 13 + 3
+
     def __init__(self, game: Palace):
         super().__init__(game)
-        rows = game.index.history_rows
-        self._gather = [[self._gather_index(game, p, head) for head in range(rows)]
-                        for p in range(game.num_players)]
+        n, ix = game.num_players, game.index
+        # per observer: the facts read by each entry, and the table of each entry's numbers
+        where = [self._where(game, p) for p in range(n)]
+        self._tables = [self._table(game, p, [w[1] for w in where[p]]) for p in range(n)]
+        rows = ix.history_rows
+        # the facts' positions per (observer, head); the observer's hand from the state's
+        # facts (encode_state) or right after the public facts (encode: a view's own hand)
+        self._gather = [[self._positions(where[p], head, ix.hand(p)) for head in range(rows)]
+                        for p in range(n)]
+        self._gather_view = [[self._positions(where[p], head, ix.public) for head in range(rows)]
+                             for p in range(n)]
+        self._base = np.arange(self.size, dtype=np.intp) * _VALUES
 
-    def _gather_index(self, game: Palace, p: int, head: int) -> np.ndarray:
-        """Board positions of every observation entry for observer ``p`` (hand slots: 0)."""
+    def _where(self, game: Palace, p: int) -> list[tuple]:
+        """Per observation entry: (fact position, or ("hand", r) / ("row", age, cell), and the
+        entry's kind of number: ("count"), ("scale", k), ("is", value), ...)."""
         n, ix = game.num_players, game.index
         me = ix.seat(p)
         others = [ix.seat((p + i) % n) for i in range(1, n)]
-        index = [0] * NUM_RANKS  # the observer's hand is not on the board; filled in by encode
-        index += [me + FACE_UP_AT + r for r in range(NUM_RANKS)]
-        index.append(me + FACE_DOWN_AT)
-        index += [q + HAND_SIZE_AT for q in others]
-        index += [q + FACE_UP_AT + r for q in others for r in range(NUM_RANKS)]
-        index += [q + FACE_DOWN_AT for q in others]
-        index += [q + KNOWN_AT + r for q in others for r in range(NUM_RANKS)]
-        index += [q + OUT_AT for q in others]
-        index += list(range(ix.pile, ix.history))  # pile .. swap flag, seat-independent
-        rows = ix.history_rows
-        for age in range(rows):
-            at = ix.history + ((head - age) % rows) * ix.row_width
-            index += [at + (p + j) % n for j in range(n)]
-            index += list(range(at + n, at + ix.row_width))
-        assert len(index) == self.size
-        return np.array(index, dtype=np.intp)
+        quarter, hand_size = ("scale", COUNT_SCALE), ("scale", HAND_SCALE)
+        out = [(("hand", r), quarter) for r in range(NUM_RANKS)]
+        out += [(me + FACE_UP_AT + r, quarter) for r in range(NUM_RANKS)]
+        out.append((me + FACE_DOWN_AT, ("scale", FACE_DOWN_SCALE)))
+        out += [(q + HAND_SIZE_AT, hand_size) for q in others]
+        out += [(q + FACE_UP_AT + r, quarter) for q in others for r in range(NUM_RANKS)]
+        out += [(q + FACE_DOWN_AT, ("scale", FACE_DOWN_SCALE)) for q in others]
+        out += [(q + KNOWN_AT + r, quarter) for q in others for r in range(NUM_RANKS)]
+        out += [(q + OUT_AT, ("scale", 1.0)) for q in others]
+        out += [(ix.pile + r, quarter) for r in range(NUM_RANKS)]
+        out.append((ix.pile_size, hand_size))
+        out += [(ix.top, ("is", r + 1)) for r in range(NUM_RANKS)]
+        out.append((ix.run, ("scale", RUN_SCALE)))
+        out += [(ix.out_cards + r, quarter) for r in range(NUM_RANKS)]
+        out.append((ix.draw, ("divide", game.draw_at_deal)))
+        out.append((ix.swapping, ("scale", 1.0)))
+        for age in range(ix.history_rows):
+            out += [(("row", age, ROW_SEAT), ("is", (p + j) % n + 1)) for j in range(n)]
+            out += [(("row", age, ROW_KIND), ("is", k + 1)) for k in range(5)]
+            out += [(("row", age, ROW_RANK), ("is", r + 1)) for r in range(NUM_RANKS)]
+            out += [(("row", age, ROW_PLACED), quarter), (("row", age, ROW_TAKEN), hand_size),
+                    (("row", age, ROW_BURNED), ("scale", 1.0))]
+        assert len(out) == self.size
+        return out
+
+    def _table(self, game: Palace, p: int, kinds: list[tuple]) -> np.ndarray:
+        """table[i * _VALUES + v]: entry i's number when its fact is v (float32, as the
+        arithmetic of the number in float64 rounds)."""
+        values = np.arange(_VALUES)
+        table = np.zeros((len(kinds), _VALUES), FLOAT32)
+        for i, (kind, arg) in enumerate(kinds):
+            if kind == "scale":
+                table[i] = [v * arg for v in values.tolist()]
+            elif kind == "divide":
+                table[i] = [v / arg for v in values.tolist()]
+            else:  # "is": a one-hot bit
+                table[i, arg] = 1.0
+        return table.ravel()
+
+    def _positions(self, where: list[tuple], head: int, hand_at: int) -> np.ndarray:
+        ix = self.game.index
+        out = []
+        for fact, _ in where:
+            if isinstance(fact, int):
+                out.append(fact)
+            elif fact[0] == "hand":
+                out.append(hand_at + fact[1])
+            else:
+                _, age, cell = fact
+                out.append(ix.history + ((head - age) % ix.history_rows) * ix.row_width + cell)
+        return np.array(out, dtype=np.intp)
 
     def encode(self, v: PalaceView) -> np.ndarray:
-        obs = v.board.take(self._gather[v.player][v.head])
-        obs[:NUM_RANKS] = QUARTERS.take(v.hand)
-        return obs
+        facts = np.concatenate((v.public, v.hand))
+        p = v.player
+        return self._tables[p].take(self._base + facts.take(self._gather_view[p][v.head]))
 
     def encode_state(self, s, seat: int) -> np.ndarray:
-        # what encode() reads from the view, read from the state: the public board and
-        # this seat's own hand (kept / 4 in the state's hand quarters)
-        obs = s.board.take(self._gather[seat][s.head])
-        obs[:NUM_RANKS] = s.hand_quarters[seat]
-        return obs
+        # what encode() reads from the view, read from the state: its public facts and this
+        # seat's own hand (both in s.facts)
+        return self._tables[seat].take(self._base + s.facts.take(self._gather[seat][s.head]))
 
 
 class OriginalEncoder(Encoder):

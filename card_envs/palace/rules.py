@@ -15,9 +15,12 @@ blind (66-77 are never legal: the player cannot choose a card it cannot see);
 78 pick up the pile. With ``swap_phase=True`` come 169 swap actions
 (79 + 13 * hand rank + face-up rank) and "done swapping" (248).
 
-Besides the rules' own numbers the state keeps ``board``: every public fact as one
-float32 vector by absolute seat (see ``BoardIndex``), updated in place by each
-change, so that observations are one gather away.
+The state keeps its counts in one int8 vector, ``facts`` (see ``FactIndex``): every
+public count and flag by absolute seat, the last plays, then each seat's hand. The count
+arrays (hands, face-up, known cards, pile, cards out) are views into it, and the few numbers
+kept elsewhere (hand sizes, the top card, ...) are copied into it as they change, so that an
+encoder reads a whole observation in one gather (and scales it: the rules keep no
+observation).
 """
 
 from __future__ import annotations
@@ -27,7 +30,7 @@ from typing import Any, NamedTuple
 import numpy as np
 
 from card_envs.core.cards import DECK_SIZE, NUM_RANKS, RANK_NAMES, parse_rank, shuffled
-from card_envs.core.dtypes import FLOAT32, INT8
+from card_envs.core.dtypes import INT8
 from card_envs.core.game import (
     AliasedState,
     Game,
@@ -106,16 +109,11 @@ SWAP_USEFUL = ~np.eye(NUM_RANKS, dtype=bool)
 PICKUP_WEIGHT = (NUM_RANKS - np.arange(NUM_RANKS)).astype(np.float64)
 PICKUP_WEIGHT[[THREE, SEVEN]] = 0.0
 
-# Normalisers of the board.
-HAND_SCALE = 1.0 / DECK_SIZE
-COUNT_SCALE = 0.25  # at most 4 cards of a rank
-FACE_DOWN_SCALE = 1.0 / DEAL_EACH
-RUN_SCALE = 1.0 / (BURN_RUN - 1)  # the longest run that stays on the pile
-QUARTERS = np.arange(5, dtype=np.float32) * COUNT_SCALE  # cards of a rank (0..4) / 4, by take
-
-# Offsets inside one seat's block of the board.
+# Offsets inside one seat's block of the facts.
 SEAT_WIDTH = 29
 HAND_SIZE_AT, FACE_UP_AT, FACE_DOWN_AT, KNOWN_AT, OUT_AT = 0, 1, 14, 15, 28
+# Offsets inside one history row of the facts (see FactIndex).
+ROW_SEAT, ROW_KIND, ROW_RANK, ROW_PLACED, ROW_TAKEN, ROW_BURNED = range(6)
 
 
 class Play(NamedTuple):
@@ -134,15 +132,16 @@ class Play(NamedTuple):
     burned: bool
 
 
-class BoardIndex:
-    """Where each public fact sits in the board vector, for ``n`` players (absolute seats).
+class FactIndex:
+    """Where each fact sits in a state's ``facts`` (int8), for ``n`` players (absolute seats).
 
-    Seat q's block starts at ``29 * q``: hand size / 52, face-up cards per rank / 4 (13),
-    face-down cards / 3, cards publicly known to be in the hand per rank / 4 (13), out flag.
-    Then the pile per rank / 4, pile size / 52, top rank one-hot (13), run / 3, cards out
-    of the game per rank / 4, draw pile / its size at the deal, swap-phase flag. Then a
-    ring of ``n + 1`` history rows (``head`` is the newest): seat one-hot (n), kind
-    one-hot (5), rank one-hot (13), cards placed / 4, cards picked up / 52, burned flag.
+    Seat q's block starts at ``29 * q``: hand size, face-up cards per rank (13), face-down
+    cards, cards publicly known to be in the hand per rank (13), 1 if out. Then the pile per
+    rank (13), pile size, top rank + 1 (0: empty pile), run, cards out of the game per rank
+    (13), cards in the draw pile, 1 in the swap phase. Then a ring of ``n + 1`` history rows
+    (``head`` is the newest), 6 numbers each: seat + 1 (0: no play yet), kind + 1, rank + 1
+    (0: none), cards placed, cards taken into the hand, 1 if it burned. All of that is public
+    (``facts[:public]``); then each seat's hand per rank (13 each), private.
     """
 
     def __init__(self, n: int):
@@ -151,22 +150,22 @@ class BoardIndex:
         self.pile = common
         self.pile_size = common + 13
         self.top = common + 14
-        self.run = common + 27
-        self.out_cards = common + 28
-        self.draw = common + 41
-        self.swapping = common + 42
-        self.history = common + 43
+        self.run = common + 15
+        self.out_cards = common + 16
+        self.draw = common + 29
+        self.swapping = common + 30
+        self.history = common + 31
         self.history_rows = n + 1
-        self.row_width = n + 21
-        self.row_kind = n
-        self.row_rank = n + 5
-        self.row_placed = n + 18
-        self.row_picked = n + 19
-        self.row_burned = n + 20
-        self.size = self.history + self.history_rows * self.row_width
+        self.row_width = 6
+        self.public = self.history + self.history_rows * self.row_width
+        self.hands = self.public
+        self.size = self.hands + n * NUM_RANKS
 
     def seat(self, q: int) -> int:
         return q * SEAT_WIDTH
+
+    def hand(self, q: int) -> int:
+        return self.hands + q * NUM_RANKS
 
 
 class PalaceState(AliasedState, State):
@@ -180,43 +179,51 @@ class PalaceState(AliasedState, State):
     rank, with pile_size, top (-1 when empty) and run (cards of the top rank in a row
     on top); out_cards: int8 per rank of cards out of the game; is_out, finished
     (seats in the order they went out), loser (-1 until the end); history: the last
-    plays (``Play``), newest last; swapping: the swap phase is on; board/head: the
-    public board vector and its newest history row (see ``BoardIndex``); hand_quarters:
-    per seat a float32 array of its hand per rank / 4 (private: the one part of a seat's
-    observation not on the board), kept up to date in place like the board (None with it).
+    plays (``Play``), newest last; swapping: the swap phase is on; facts/head: every count
+    as one int8 vector and its newest history row (see ``FactIndex``): hand, face_up, known,
+    pile and out_cards are views into it; observed: the numbers kept outside it are copied
+    into it too (False in the states a search imagines: faster, but not to be observed);
+    aliases: see AliasedState.
     """
 
     __slots__ = ("hand", "hand_size", "face_up", "face_up_size", "face_down", "face_down_size",
                  "known", "draw", "pile", "pile_size", "top", "run", "out_cards", "is_out",
-                 "finished", "loser", "history", "swapping", "board", "head",
-                 "hand_quarters", "aliases")
+                 "finished", "loser", "history", "swapping", "facts", "head", "observed",
+                 "aliases")
+    _derived = ("hand", "face_up", "known", "pile", "out_cards", "aliases")
+
+    def _relink(self) -> None:
+        """Make the count arrays views into ``facts`` again (see FactIndex)."""
+        facts, n = self.facts, len(self.hand_size)
+        seats = facts[: n * SEAT_WIDTH].reshape(n, SEAT_WIDTH)
+        self.face_up = seats[:, FACE_UP_AT : FACE_UP_AT + NUM_RANKS]
+        self.known = seats[:, KNOWN_AT : KNOWN_AT + NUM_RANKS]
+        common = n * SEAT_WIDTH
+        self.pile = facts[common : common + NUM_RANKS]
+        self.out_cards = facts[common + 16 : common + 16 + NUM_RANKS]
+        hands = len(facts) - n * NUM_RANKS
+        self.hand = [facts[at : at + NUM_RANKS] for at in range(hands, len(facts), NUM_RANKS)]
+        self.aliases = None
 
     def copy(self) -> PalaceState:
         """An independent copy (written out field by field: searches copy states often)."""
         new = PalaceState.__new__(PalaceState)
         new.player, new.terminal, new.truncated = self.player, self.terminal, self.truncated
         new.steps, new.mask = self.steps, None
-        new.hand = [h.copy() for h in self.hand]
         new.hand_size = self.hand_size[:]
-        new.face_up = self.face_up.copy()
         new.face_up_size = self.face_up_size[:]
         new.face_down = [f[:] for f in self.face_down]
         new.face_down_size = self.face_down_size[:]
-        new.known = self.known.copy()
         new.draw = self.draw[:]
-        new.pile = self.pile.copy()
         new.pile_size, new.top, new.run = self.pile_size, self.top, self.run
-        new.out_cards = self.out_cards.copy()
         new.is_out = self.is_out[:]
         new.finished = self.finished[:]
         new.loser = self.loser
         new.history = self.history[:]
         new.swapping = self.swapping
-        new.board = None if self.board is None else self.board.copy()
-        new.head = self.head
-        new.hand_quarters = None if self.hand_quarters is None else [
-            h.copy() for h in self.hand_quarters]
-        new.aliases = None
+        new.facts = self.facts.copy()
+        new.head, new.observed = self.head, self.observed
+        new._relink()  # the count arrays, views into the new facts
         return new
 
 
@@ -230,7 +237,7 @@ class PalaceView(View):
 
     __slots__ = ("num_players", "to_act", "hand", "hand_size", "face_up", "face_up_size",
                  "face_down_size", "known", "pile", "pile_size", "top", "run", "out_cards",
-                 "draw_size", "is_out", "finished", "history", "swapping", "board", "head")
+                 "draw_size", "is_out", "finished", "history", "swapping", "public", "head")
 
 
 # The memoised legal masks (by action count) and plays (by number of players) of every Palace
@@ -257,7 +264,7 @@ class Palace(Game):
         self.shaped = reward == "original"
         self.rewards_sum = "shaped" if self.shaped else "payoffs"
         self.num_actions = SWAP_DONE + 1 if self.swap_phase else NUM_PLAY_ACTIONS
-        self.index = BoardIndex(self.num_players)
+        self.index = FactIndex(self.num_players)
         self.draw_at_deal = DECK_SIZE - 3 * DEAL_EACH * self.num_players
         self._config = {"num_players": self.num_players, "swap_phase": self.swap_phase,
                         "reward": reward}
@@ -269,14 +276,14 @@ class Palace(Game):
         self._row_slices = [slice(ix.history + row * ix.row_width,
                                   ix.history + (row + 1) * ix.row_width)
                             for row in range(ix.history_rows)]
+        self._public = slice(0, ix.public)
 
     def _link_caches(self) -> None:
         """Share the memoised masks and plays with every game of the same shape, so new envs
         (a vector of them, one per evaluation) start warm."""
         # masks by _legal_mask key (they depend only on the action count)
         self._masks: dict[int, np.ndarray] = _MASKS.setdefault(self.num_actions, {})
-        # every Play made so far with its history row, by its fields (see _record); rows
-        # depend on the number of players
+        # every Play made so far with its history row, by its fields (see _record)
         self._plays: dict[tuple, tuple[Play, np.ndarray]] = _PLAYS.setdefault(
             self.num_players, {})
 
@@ -300,29 +307,32 @@ class Palace(Game):
                          face_down=[c[:d] for c in seats], draw=ranks[9 * n :], out=())
 
     def deal(self, hands, face_up, face_down, draw=(), pile=(), out=None, player: int = 0,
-             swapping: bool | None = None, known=None, board: bool = True) -> PalaceState:
+             swapping: bool | None = None, known=None, observed: bool = True) -> PalaceState:
         """A state built from rank lists per seat (for tests and scenarios).
 
         ``draw`` lists the draw pile from the next card drawn; ``pile`` from bottom to
         top. Cards not placed anywhere are out of the game unless ``out`` lists exactly
         which are. Seats dealt no card at all are out already. ``swapping`` defaults to
         the game's ``swap_phase``. ``known`` lists per seat the hand cards the table knows
-        of (default: none). ``board=False`` leaves out the public board (for states
-        an agent imagines in a search: faster, but they cannot be observed).
+        of (default: none). ``observed=False`` does not copy the numbers kept outside the
+        facts into them (for states an agent imagines in a search: faster, but they cannot be
+        observed).
         """
         n = self.num_players
         s = PalaceState(player)
-        s.hand = [_counts(h) for h in hands]
         s.hand_size = [len(h) for h in hands]
-        s.face_up = np.stack([_counts(u) for u in face_up])
+        s.facts = np.zeros(self.index.size, INT8)
+        s._relink()
+        for q in range(n):
+            s.hand[q][:] = _counts(hands[q])
+            s.face_up[q] = _counts(face_up[q])
+            if known is not None:
+                s.known[q] = _counts(known[q])
         s.face_up_size = [len(u) for u in face_up]
         s.face_down = [list(f) for f in face_down]
         s.face_down_size = [len(f) for f in face_down]
-        s.known = np.zeros((n, NUM_RANKS), INT8)
-        if known is not None:
-            s.known = np.stack([_counts(k) for k in known])
         s.draw = list(reversed(list(draw)))
-        s.pile = _counts(pile)
+        s.pile[:] = _counts(pile)
         s.pile_size = len(pile)
         s.top = int(pile[-1]) if len(pile) else -1
         s.run = 0
@@ -332,7 +342,7 @@ class Palace(Game):
             s.run += 1
         placed = s.pile + sum(s.hand) + s.face_up.sum(axis=0) + _counts(draw)
         placed = placed + sum(_counts(f) for f in face_down)
-        s.out_cards = (4 - placed).astype(np.int8) if out is None else _counts(out)
+        s.out_cards[:] = 4 - placed if out is None else _counts(out)
         if (s.out_cards + placed != 4).any():
             raise ValueError("a deal must hold each rank exactly 4 times")
         s.is_out = [s.hand_size[q] + s.face_up_size[q] + s.face_down_size[q] == 0 for q in range(n)]
@@ -341,38 +351,30 @@ class Palace(Game):
         s.history = []
         s.swapping = self.swap_phase if swapping is None else swapping
         s.head = 0
-        s.board = self.fresh_board(s) if board else None
-        s.hand_quarters = self.fresh_hand_quarters(s) if board else None
-        s.aliases = None
+        s.observed = observed
+        if observed:
+            self.copy_numbers(s, s.facts)
         return s
 
-    def fresh_board(self, s: PalaceState) -> np.ndarray:
-        """The board of ``s`` computed from scratch (``_apply`` keeps it up to date in place)."""
+    def copy_numbers(self, s: PalaceState, facts: np.ndarray) -> None:
+        """Write into ``facts`` the numbers ``s`` keeps outside its facts (sizes, flags, the top
+        card, the history ring): what ``_apply`` keeps up to date in ``s.facts`` change by
+        change when ``s.observed``."""
         ix = self.index
-        board = np.zeros(ix.size, FLOAT32)
         for q in range(self.num_players):
             at = ix.seat(q)
-            board[at + HAND_SIZE_AT] = s.hand_size[q] * HAND_SCALE
-            board[at + FACE_UP_AT : at + FACE_UP_AT + 13] = s.face_up[q] * COUNT_SCALE
-            board[at + FACE_DOWN_AT] = s.face_down_size[q] * FACE_DOWN_SCALE
-            board[at + KNOWN_AT : at + KNOWN_AT + 13] = s.known[q] * COUNT_SCALE
-            board[at + OUT_AT] = s.is_out[q]
-        board[ix.pile : ix.pile + 13] = s.pile * COUNT_SCALE
-        board[ix.pile_size] = s.pile_size * HAND_SCALE
-        if s.top >= 0:
-            board[ix.top + s.top] = 1.0
-        board[ix.run] = s.run * RUN_SCALE
-        board[ix.out_cards : ix.out_cards + 13] = s.out_cards * COUNT_SCALE
-        board[ix.draw] = len(s.draw) / self.draw_at_deal
-        board[ix.swapping] = s.swapping
+            facts[at + HAND_SIZE_AT] = s.hand_size[q]
+            facts[at + FACE_DOWN_AT] = s.face_down_size[q]
+            facts[at + OUT_AT] = s.is_out[q]
+        facts[ix.pile_size] = s.pile_size
+        facts[ix.top] = s.top + 1
+        facts[ix.run] = s.run
+        facts[ix.draw] = len(s.draw)
+        facts[ix.swapping] = s.swapping
         rows = ix.history_rows
+        facts[ix.history : ix.public] = 0
         for age, play in enumerate(reversed(s.history[-rows:])):
-            board[self._row_slices[(s.head - age) % rows]] = self._history_row(play)
-        return board
-
-    def fresh_hand_quarters(self, s: PalaceState) -> list[np.ndarray]:
-        """The hand quarters of ``s`` computed from scratch (``_apply`` keeps them up to date)."""
-        return [QUARTERS.take(hand) for hand in s.hand]
+            facts[self._row_slices[(s.head - age) % rows]] = self._history_row(play)
 
     # --- legal actions ------------------------------------------------------------------
     def _legal_mask(self, s: PalaceState) -> np.ndarray:
@@ -471,25 +473,19 @@ class Palace(Game):
         """Remove ``count`` cards of ``rank`` from p's hand."""
         # Per-step code reads array entries with .item(): arithmetic on numpy scalars is slow.
         hand = s.hand[p]
-        left = hand[rank] = hand.item(rank) - count
+        hand[rank] = hand.item(rank) - count
         size = s.hand_size[p] = s.hand_size[p] - count
-        board = s.board
-        if board is not None:
-            board[p * SEAT_WIDTH + HAND_SIZE_AT] = size * HAND_SCALE
-            s.hand_quarters[p][rank] = left * COUNT_SCALE
+        if s.observed:
+            s.facts[p * SEAT_WIDTH + HAND_SIZE_AT] = size
         known = s.known.item(p, rank)
         if known:
             # Others knew of `known` such cards; those played may have been unknown ones,
             # so what stays certain is the rest.
-            left = s.known[p, rank] = max(0, known - count)
-            if board is not None:
-                board[p * SEAT_WIDTH + KNOWN_AT + rank] = left * COUNT_SCALE
+            s.known[p, rank] = max(0, known - count)
 
     def _take_face_up(self, s: PalaceState, p: int, rank: int) -> None:
-        left = s.face_up[p, rank] = s.face_up.item(p, rank) - 1
+        s.face_up[p, rank] = s.face_up.item(p, rank) - 1
         s.face_up_size[p] -= 1
-        if s.board is not None:
-            s.board[p * SEAT_WIDTH + FACE_UP_AT + rank] = left * COUNT_SCALE
 
     def _place(self, s: PalaceState, rank: int, count: int) -> bool:
         """Put ``count`` cards of ``rank`` on the pile; a 10 or a fourth in a row burns it
@@ -498,26 +494,20 @@ class Palace(Game):
             s.out_cards[TEN] = s.out_cards.item(TEN) + count
             self._burn(s)
             return True
-        old_top = s.top
         pile = s.pile
-        on_pile = pile[rank] = pile.item(rank) + count
+        pile[rank] = pile.item(rank) + count
         size = s.pile_size = s.pile_size + count
-        if rank == old_top:
+        if rank == s.top:
             run = s.run = s.run + count
         else:
             s.top = rank
             run = s.run = count
         burned = run >= BURN_RUN
-        board = s.board
-        if board is not None:
-            ix = self.index
-            board[ix.pile + rank] = on_pile * COUNT_SCALE
-            board[ix.pile_size] = size * HAND_SCALE
-            board[ix.run] = run * RUN_SCALE
-            if rank != old_top:
-                if old_top >= 0:
-                    board[ix.top + old_top] = 0.0
-                board[ix.top + rank] = 1.0
+        if s.observed:
+            facts, ix = s.facts, self.index
+            facts[ix.pile_size] = size
+            facts[ix.top] = rank + 1
+            facts[ix.run] = run
         if burned:
             self._burn(s)
         return burned
@@ -525,20 +515,12 @@ class Palace(Game):
     def _burn(self, s: PalaceState) -> None:
         """The whole pile leaves the game."""
         s.out_cards += s.pile
-        if s.board is not None:
-            at = self.index.out_cards
-            s.board[at : at + 13] = QUARTERS.take(s.out_cards)
         self._clear_pile(s)
 
     def _clear_pile(self, s: PalaceState) -> None:
-        board = s.board
-        if board is not None:
-            ix = self.index
-            board[ix.pile : ix.pile + 13] = 0.0
-            if s.top >= 0:
-                board[ix.top + s.top] = 0.0
-            board[ix.pile_size] = 0.0
-            board[ix.run] = 0.0
+        if s.observed:
+            facts, ix = s.facts, self.index
+            facts[ix.pile_size] = facts[ix.top] = facts[ix.run] = 0
         s.pile.fill(0)
         s.top = -1
         s.pile_size = 0
@@ -551,9 +533,7 @@ class Palace(Game):
         if s.top == THREE:
             count -= s.run
             s.pile[THREE] = s.pile.item(THREE) - s.run
-            out = s.out_cards[THREE] = s.out_cards.item(THREE) + s.run
-            if s.board is not None:
-                s.board[self.index.out_cards + THREE] = out * COUNT_SCALE
+            s.out_cards[THREE] = s.out_cards.item(THREE) + s.run
         bonus = -_pickup_penalty(s.pile, count) if self.shaped else 0.0
         self._take_into_hand(s, p, s.pile, count)
         self._clear_pile(s)
@@ -565,12 +545,8 @@ class Palace(Game):
         hand += cards
         known += cards
         s.hand_size[p] += count
-        board = s.board
-        if board is not None:
-            s.hand_quarters[p] = QUARTERS.take(hand)
-            at = p * SEAT_WIDTH
-            board[at + HAND_SIZE_AT] = s.hand_size[p] * HAND_SCALE
-            board[at + KNOWN_AT : at + KNOWN_AT + 13] = QUARTERS.take(known)
+        if s.observed:
+            s.facts[p * SEAT_WIDTH + HAND_SIZE_AT] = s.hand_size[p]
 
     def _play_blind(self, s: PalaceState, p: int,
                     rng: np.random.Generator) -> tuple[int, int, int, bool]:
@@ -579,8 +555,8 @@ class Palace(Game):
         cards = s.face_down[p]
         rank = cards.pop(int(rng.random() * len(cards)))
         s.face_down_size[p] -= 1
-        if s.board is not None:
-            s.board[p * SEAT_WIDTH + FACE_DOWN_AT] = s.face_down_size[p] * FACE_DOWN_SCALE
+        if s.observed:
+            s.facts[p * SEAT_WIDTH + FACE_DOWN_AT] = s.face_down_size[p]
         if PLAYABLE[s.top + 1, rank]:
             return BLIND_PLAY, rank, 1, self._place(s, rank, 1)
         # docs/games/palace.md: the revealed card and the whole pile (3s included) go to the hand.
@@ -594,32 +570,29 @@ class Palace(Game):
     def _draw_up(self, s: PalaceState, p: int) -> None:
         """Refill p's hand (short of 3 cards) from the draw pile while it lasts."""
         hand, draw = s.hand[p], s.draw
-        quarters = None if s.hand_quarters is None else s.hand_quarters[p]
         take = min(HAND_TARGET - s.hand_size[p], len(draw))
         for _ in range(take):
             rank = draw.pop()
-            held = hand[rank] = hand.item(rank) + 1
-            if quarters is not None:
-                quarters[rank] = held * COUNT_SCALE
+            hand[rank] = hand.item(rank) + 1
         s.hand_size[p] += take
-        if s.board is not None:
-            s.board[p * SEAT_WIDTH + HAND_SIZE_AT] = s.hand_size[p] * HAND_SCALE
-            s.board[self.index.draw] = len(draw) / self.draw_at_deal
+        if s.observed:
+            s.facts[p * SEAT_WIDTH + HAND_SIZE_AT] = s.hand_size[p]
+            s.facts[self.index.draw] = len(draw)
 
     def _go_out(self, s: PalaceState, p: int) -> None:
         """Mark p, who has no card left, out; end the game when one player still holds cards."""
         s.is_out[p] = True
         s.finished.append(p)
-        if s.board is not None:
-            s.board[p * SEAT_WIDTH + OUT_AT] = 1.0
+        if s.observed:
+            s.facts[p * SEAT_WIDTH + OUT_AT] = 1
         if len(s.finished) == self.num_players - 1:
             s.loser = s.is_out.index(False)
             s.terminal = True
 
     def _record(self, s: PalaceState, *fields) -> None:
-        """Append the ``Play`` of these fields to the history and to the board's ring of
+        """Append the ``Play`` of these fields to the history and to the facts' ring of
         recent plays."""
-        # The few thousand possible plays are made once each, with their board rows.
+        # The few thousand possible plays are made once each, with their history rows.
         known = self._plays.get(fields)
         if known is None:
             play = Play(*fields)
@@ -631,23 +604,17 @@ class Palace(Game):
         if len(history) > rows:
             del history[0]
         head = s.head = (s.head + 1) % rows
-        if s.board is not None:
-            s.board[self._row_slices[head]] = row
+        if s.observed:
+            s.facts[self._row_slices[head]] = row
 
     def _history_row(self, play: Play) -> np.ndarray:
-        """The board's history row of ``play`` (see ``BoardIndex``)."""
-        ix = self.index
-        row = np.zeros(ix.row_width, FLOAT32)
-        row[play.seat] = 1.0
-        row[ix.row_kind + play.kind] = 1.0
-        if play.rank >= 0:
-            row[ix.row_rank + play.rank] = 1.0
-        if play.kind in PLACED:
-            row[ix.row_placed] = play.count * COUNT_SCALE
-        else:
-            row[ix.row_picked] = play.count * HAND_SCALE
-        if play.burned:
-            row[ix.row_burned] = 1.0
+        """The facts' history row of ``play`` (see ``FactIndex``)."""
+        row = np.zeros(self.index.row_width, INT8)
+        row[ROW_SEAT] = play.seat + 1
+        row[ROW_KIND] = play.kind + 1
+        row[ROW_RANK] = play.rank + 1
+        row[ROW_PLACED if play.kind in PLACED else ROW_TAKEN] = play.count
+        row[ROW_BURNED] = play.burned
         return row
 
     def _swap(self, s: PalaceState, action: int) -> None:
@@ -659,8 +626,8 @@ class Palace(Game):
             else:
                 s.swapping = False
                 s.player = 0
-                if s.board is not None:
-                    s.board[self.index.swapping] = 0.0
+                if s.observed:
+                    s.facts[self.index.swapping] = 0
             return
         given, taken = divmod(action - SWAP_BASE, NUM_RANKS)
         hand, face_up, known = s.hand[p], s.face_up[p], s.known[p]
@@ -671,12 +638,6 @@ class Palace(Game):
         # Everyone saw the face-up card go into the hand.
         known[taken] += 1
         known[given] = max(0, known[given] - 1)
-        if s.board is not None:
-            at = p * SEAT_WIDTH
-            for rank in (given, taken):
-                s.board[at + FACE_UP_AT + rank] = face_up[rank] * COUNT_SCALE
-                s.board[at + KNOWN_AT + rank] = known[rank] * COUNT_SCALE
-                s.hand_quarters[p][rank] = hand[rank] * COUNT_SCALE
 
     def _shaped_rewards(self, s: PalaceState, p: int, bonus: float, went_out: bool,
                         capped: bool) -> np.ndarray:
@@ -705,7 +666,7 @@ class Palace(Game):
         aliases = s.aliases
         if aliases is None:  # read-only views of the state's arrays (changed in place), once
             aliases = s.aliases = self._aliases(s)
-        hands, v.face_up, v.known, v.pile, v.out_cards, v.board = aliases
+        hands, v.face_up, v.known, v.pile, v.out_cards, v.public = aliases
         v.hand = hands[player]
         v.hand_size = tuple(s.hand_size)
         v.face_up_size = tuple(s.face_up_size)
@@ -721,14 +682,13 @@ class Palace(Game):
         v.head = s.head
         return v
 
-    @staticmethod
-    def _aliases(s: PalaceState) -> tuple:
+    def _aliases(self, s: PalaceState) -> tuple:
         """Read-only views of the arrays a view hands out: (hands, face_up, known, pile,
-        out_cards, board). The rules change these arrays in place and never replace them, so
-        the views stay true for the state's life (``copy`` and unpickling drop them)."""
+        out_cards, the public facts). The rules change these arrays in place and never replace
+        them, so the views stay true for the state's life (``copy`` and unpickling drop them)."""
         return (tuple(read_only(h) for h in s.hand), read_only(s.face_up), read_only(s.known),
                 read_only(s.pile), read_only(s.out_cards),
-                None if s.board is None else read_only(s.board))
+                read_only(s.facts[self._public]) if s.observed else None)
 
     def payoffs(self, s: PalaceState) -> np.ndarray:
         """Loser -1, every other player +1/(n-1); zeros until the game ends.
@@ -816,9 +776,10 @@ class Palace(Game):
                 assert min(s.hand_size) >= HAND_TARGET, "hands are full while the draw pile lasts"
         if s.terminal:
             assert len(s.finished) == n - 1 and not s.is_out[s.loser]
-        if s.board is not None:
-            assert np.array_equal(s.board, self.fresh_board(s)), "board matches the state"
-            assert np.array_equal(s.hand_quarters, self.fresh_hand_quarters(s)), "hand quarters"
+        if s.observed:
+            facts = s.facts.copy()
+            self.copy_numbers(s, facts)
+            assert np.array_equal(facts, s.facts), "the facts hold the state's numbers"
 
     def randomize_hidden(self, s: PalaceState, player: int,
                          rng: np.random.Generator) -> PalaceState:
@@ -838,10 +799,8 @@ class Palace(Game):
             at += size
         for q, u in zip(others, unknown, strict=True):
             size = int(u.sum())
-            new.hand[q] = (s.known[q] + _counts(pool[at : at + size])).astype(np.int8)
+            new.hand[q][:] = s.known[q] + _counts(pool[at : at + size])  # in the facts
             at += size
-        if new.hand_quarters is not None:
-            new.hand_quarters = self.fresh_hand_quarters(new)
         return new
 
     # --- names --------------------------------------------------------------------------

@@ -63,10 +63,11 @@ def pile_order(view: PalaceView) -> list[int]:
 
 
 def sample_world(game: Palace, view: PalaceView, rng: np.random.Generator,
-                 board: bool = False) -> PalaceState:
+                 observed: bool = False) -> PalaceState:
     """A state consistent with ``view`` (whose seat must be to act): the unseen cards dealt at
-    random into the places it cannot see. ``board=True`` also builds the public board (so that
-    the world can be observed: tests), which a search does not need. Reads only the view."""
+    random into the places it cannot see. ``observed=True`` also keeps every number in its
+    facts (so that the world can be observed: tests), which a search does not need. Reads only
+    the view."""
     if not view.to_act:
         raise ValueError(f"seat {view.player} is not to act: its view does not say who is")
     n, me = view.num_players, view.player
@@ -76,15 +77,14 @@ def sample_world(game: Palace, view: PalaceView, rng: np.random.Generator,
     s = game.deal(hands, [np.repeat(_RANKS, view.face_up[q]).tolist() for q in range(n)],
                   face_down, draw=draw, pile=pile_order(view),
                   out=np.repeat(_RANKS, view.out_cards).tolist(), player=me,
-                  swapping=view.swapping, board=False,
+                  swapping=view.swapping, observed=False,
                   known=[np.repeat(_RANKS, view.known[q]).tolist() for q in range(n)])
     s.finished = list(view.finished)
     s.history = list(view.history)
     s.head = view.head
-    if board:
-        s.board = game.fresh_board(s)
-        s.hand_quarters = game.fresh_hand_quarters(s)
-        s.aliases = None  # a new board: its views are made again
+    if observed:
+        s.observed = True
+        game.copy_numbers(s, s.facts)
     return s
 
 

@@ -505,13 +505,14 @@ def test_a_pickled_game_leaves_its_mask_cache_behind():
     # an unpickled game shares this process's caches, like every game of its shape
     assert twin._masks is game._masks and twin._plays is game._plays
     assert twin.legal_actions(s.copy()) == game.legal_actions(s)
-    assert Palace(num_players=4)._plays is not game._plays  # history rows differ by players
+    assert Palace(num_players=4)._plays is not game._plays  # one cache per number of players
 
 
 @pytest.mark.parametrize("kw", [{}, {"num_players": 2}, {"num_players": 5, "swap_phase": True}])
-def test_memoised_masks_and_the_board_match_the_rules_over_random_play(kw):
-    """The masks memoised by key (built by int arithmetic) and the incrementally kept board agree
-    with the rules computed from the state, through hand, face-up and blind play."""
+def test_memoised_masks_and_the_facts_match_the_rules_over_random_play(kw):
+    """The masks memoised by key (built by int arithmetic) and the numbers copied into the facts
+    move by move agree with the rules computed from the state, through hand, face-up and blind
+    play."""
     game = Palace(**kw)
     rng = np.random.default_rng(11)
     seen = set()
@@ -537,7 +538,7 @@ def test_memoised_masks_and_the_board_match_the_rules_over_random_play(kw):
                     want[BLIND] = 1
                 want[PICK_UP] = top >= 0
                 assert np.array_equal(mask, want) and not mask.flags.writeable
-            game.check_invariants(s)  # the board equals one computed from scratch
+            game.check_invariants(s)  # the facts hold the numbers copied from scratch
             legal = np.flatnonzero(mask)
             game.apply(s, int(legal[int(rng.random() * len(legal))]), rng)
     assert seen == {"hand", "face-up", "blind"}
