@@ -6,7 +6,14 @@ import numpy as np
 
 from card_envs.core.dtypes import FLOAT32
 from card_envs.core.encoding import Encoder, Piece
-from card_envs.simple_tricks.rules import SimpleTricks, TricksState, TricksView
+from card_envs.simple_tricks.rules import (
+    HELD,
+    PLANE_ROWS,
+    PLAYED,
+    SimpleTricks,
+    TricksState,
+    TricksView,
+)
 
 
 class DefaultEncoder(Encoder):
@@ -41,21 +48,26 @@ class DefaultEncoder(Encoder):
 
     def __init__(self, game: SimpleTricks):
         super().__init__(game)
-        self._planes_end = 4 * game.num_cards  # the four card planes are the state's, in order
+        c = game.num_cards
+        self._planes_end = 4 * c  # the four card planes: the state's cards read from a seat
+        # per seat: the flat positions in TricksState.cards of its four planes, in order
+        self._planes = [np.array([row * c + card for row in PLANE_ROWS[seat] for card in range(c)],
+                                 dtype=np.intp) for seat in range(2)]
         self._tail = self.layout.start("my_turn")
         self._num_values = game.num_values
 
     def encode(self, v: TricksView) -> np.ndarray:
-        return self._encode(v.planes, v.lead, v.to_act, v.tricks[0], v.tricks[1])
+        return self._encode(v.cards, v.player, v.lead, v.to_act, v.tricks[0], v.tricks[1])
 
     def encode_state(self, s: TricksState, seat: int) -> np.ndarray:
         to_act = s.player == seat and not (s.terminal or s.truncated)
-        return self._encode(s.planes[seat], s.lead, to_act, s.tricks[seat], s.tricks[1 - seat])
+        return self._encode(s.cards, seat, s.lead, to_act, s.tricks[seat], s.tricks[1 - seat])
 
-    def _encode(self, planes, lead: int, to_act: bool, mine: int, theirs: int) -> np.ndarray:
+    def _encode(self, cards, seat: int, lead: int, to_act: bool, mine: int,
+                theirs: int) -> np.ndarray:
         obs = np.zeros(self.size, FLOAT32)
         end = self._planes_end
-        obs[:end] = planes
+        obs[:end] = cards.take(self._planes[seat])
         if lead >= 0:
             obs[end + lead] = 1.0
         tail, n = self._tail, self._num_values
@@ -92,16 +104,16 @@ class OriginalEncoder(Encoder):
         ]
 
     def encode(self, v: TricksView) -> np.ndarray:
-        return self._encode(v.planes, v.lead >= 0 and v.leader != v.player, v.lead)
+        return self._encode(v.cards, v.player, v.lead >= 0 and v.leader != v.player, v.lead)
 
     def encode_state(self, s: TricksState, seat: int) -> np.ndarray:
-        return self._encode(s.planes[seat], s.lead >= 0 and s.leader != seat, s.lead)
+        return self._encode(s.cards, seat, s.lead >= 0 and s.leader != seat, s.lead)
 
-    def _encode(self, planes, following: bool, lead: int) -> np.ndarray:
+    def _encode(self, cards, seat: int, following: bool, lead: int) -> np.ndarray:
         c = self.game.num_cards
         obs = np.zeros(self.size, FLOAT32)
-        np.add(planes[2 * c : 3 * c], planes[3 * c :], out=obs[:c], casting="unsafe")
-        obs[c : 2 * c] = planes[:c]
+        np.add(cards[PLAYED], cards[PLAYED + 1], out=obs[:c], casting="unsafe")
+        obs[c : 2 * c] = cards[HELD + seat]
         if following:
             obs[2 * c + lead] = 1.0
         return obs

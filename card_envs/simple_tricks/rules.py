@@ -19,16 +19,15 @@ NUM_PLAYERS = 2
 class TricksState(AliasedState, State):
     """A deal in progress.
 
-    hands: each seat's remaining cards in dealt order. planes: (2, 8N) int8, for
-    each seat four card planes of what it knows, kept up to date card by card:
-    [my hand | opponent's hand | I played (completed tricks) | opponent played].
-    lead/leader: the card led in the current trick (-1: none) and who led it;
-    tricks: tricks won per seat; last_trick: (leader, led card, followed card,
-    winner) of the last completed trick, or None; aliases: read-only views of the planes'
-    rows, made by the first view (see AliasedState).
+    hands: each seat's remaining cards in dealt order. cards: (4, 2N) int8 by absolute seat,
+    1 where row HELD + p: seat p holds the card, row PLAYED + p: seat p played it in a
+    completed trick (the card led in the trick in progress is in neither). lead/leader: the
+    card led in the current trick (-1: none) and who led it; tricks: tricks won per seat;
+    last_trick: (leader, led card, followed card, winner) of the last completed trick, or
+    None; aliases: a read-only view of ``cards``, made by the first view (see AliasedState).
     """
 
-    __slots__ = ("hands", "planes", "lead", "leader", "tricks", "last_trick", "aliases")
+    __slots__ = ("hands", "cards", "lead", "leader", "tricks", "last_trick", "aliases")
 
     def copy(self) -> TricksState:
         """An independent copy (field by field: searches copy states often)."""
@@ -36,7 +35,7 @@ class TricksState(AliasedState, State):
         new.player, new.terminal, new.truncated = self.player, self.terminal, self.truncated
         new.steps, new.mask = self.steps, None
         new.hands = [h[:] for h in self.hands]
-        new.planes = self.planes.copy()
+        new.cards = self.cards.copy()
         new.lead, new.leader = self.lead, self.leader
         new.tricks = self.tricks[:]
         new.last_trick = self.last_trick
@@ -44,24 +43,29 @@ class TricksState(AliasedState, State):
         return new
 
 
-# Offsets of the four card planes inside a seat's row of ``planes``, in units of 2N.
+# Rows of TricksState.cards (+ seat): the cards each seat holds, and those it played.
+HELD, PLAYED = 0, 2
+# A view's four card planes (``TricksView.plane``), as seen from its seat.
 HAND, OPPONENT_HAND, MY_PLAYED, OPPONENT_PLAYED = 0, 1, 2, 3
 
 
 class TricksView(View):
     """What one seat knows: its own hand (in order), every played card, the trick in progress.
 
-    ``planes`` is the seat's row of the state's card planes (see TricksState). The
-    opponent's remaining cards are known by elimination (every card is dealt); their
-    order is hidden.
+    ``cards`` is the state's table of who holds and who played each card (see TricksState,
+    read-only): the opponent's remaining cards are known by elimination (every card is
+    dealt); their order is hidden. ``plane(which)`` reads it from this seat.
     """
 
-    __slots__ = ("num_values", "hand", "planes", "lead", "leader", "tricks", "last_trick", "to_act")
+    __slots__ = ("num_values", "hand", "cards", "lead", "leader", "tricks", "last_trick", "to_act")
 
     def plane(self, which: int) -> np.ndarray:
         """One of the seat's card planes (HAND, OPPONENT_HAND, MY_PLAYED, OPPONENT_PLAYED)."""
-        c = 2 * self.num_values
-        return self.planes[which * c : (which + 1) * c]
+        return self.cards[PLANE_ROWS[self.player][which]]
+
+
+# PLANE_ROWS[seat][which]: the row of TricksState.cards that is that seat's plane ``which``.
+PLANE_ROWS = ((HELD, HELD + 1, PLAYED, PLAYED + 1), (HELD + 1, HELD, PLAYED + 1, PLAYED))
 
 
 class SimpleTricks(Game):
@@ -96,10 +100,9 @@ class SimpleTricks(Game):
         c = self.num_cards
         s = TricksState(player)
         s.hands = [list(h) for h in hands]
-        s.planes = np.zeros((NUM_PLAYERS, 4 * c), INT8)
+        s.cards = np.zeros((4, c), INT8)
         for p, hand in enumerate(s.hands):
-            s.planes[p, hand] = 1
-            s.planes[1 - p, [c + card for card in hand]] = 1
+            s.cards[HELD + p, hand] = 1
         s.lead = -1
         s.leader = player
         s.tricks = [0, 0]
@@ -108,7 +111,7 @@ class SimpleTricks(Game):
         return s
 
     def _legal_mask(self, s: TricksState) -> np.ndarray:
-        hand = s.planes[s.player, : self.num_cards]
+        hand = s.cards[HELD + s.player]
         if s.lead < 0:
             mask = hand.copy()
         else:
@@ -124,11 +127,10 @@ class SimpleTricks(Game):
         return mask
 
     def _apply(self, s: TricksState, card: int, rng: np.random.Generator) -> np.ndarray | None:
-        p, c = s.player, self.num_cards
+        p = s.player
         s.hands[p].remove(card)
-        planes = s.planes
-        planes[p, card] = 0
-        planes[1 - p, c + card] = 0
+        cards = s.cards
+        cards[HELD + p, card] = 0
         if s.lead < 0:
             s.lead, s.leader, s.player = card, p, 1 - p
             return None
@@ -136,10 +138,8 @@ class SimpleTricks(Game):
         lead, leader = s.lead, s.leader
         follows = card // n == lead // n
         winner = p if follows and card % n > lead % n else leader
-        planes[leader, MY_PLAYED * c + lead] = 1
-        planes[1 - leader, OPPONENT_PLAYED * c + lead] = 1
-        planes[p, MY_PLAYED * c + card] = 1
-        planes[1 - p, OPPONENT_PLAYED * c + card] = 1
+        cards[PLAYED + leader, lead] = 1
+        cards[PLAYED + p, card] = 1
         s.tricks[winner] += 1
         s.last_trick = (leader, lead, card, winner)
         s.lead = -1
@@ -157,9 +157,9 @@ class SimpleTricks(Game):
         v.num_values = self.num_values
         v.hand = tuple(s.hands[player])
         aliases = s.aliases
-        if aliases is None:  # the planes change in place: their read-only rows serve all views
-            aliases = s.aliases = (read_only(s.planes[0]), read_only(s.planes[1]))
-        v.planes = aliases[player]
+        if aliases is None:  # the cards change in place: one read-only view serves all views
+            aliases = s.aliases = read_only(s.cards)
+        v.cards = aliases
         v.lead = s.lead
         v.leader = s.leader
         v.tricks = (s.tricks[player], s.tricks[1 - player])
@@ -168,17 +168,15 @@ class SimpleTricks(Game):
 
     def check_invariants(self, s: TricksState) -> None:
         c = self.num_cards
-        played = [s.planes[p, MY_PLAYED * c : (MY_PLAYED + 1) * c] for p in range(NUM_PLAYERS)]
+        played = [s.cards[PLAYED + p] for p in range(NUM_PLAYERS)]
         seen = [card for hand in s.hands for card in hand]
         seen += np.flatnonzero(played[0] + played[1]).tolist()
         if s.lead >= 0:
             seen.append(s.lead)
         assert sorted(seen) == list(range(c)), "every card is in one place"
         for p in range(NUM_PLAYERS):
-            assert sorted(s.hands[p]) == np.flatnonzero(s.planes[p, :c]).tolist(), "hand plane"
-            assert np.array_equal(s.planes[1 - p, c : 2 * c], s.planes[p, :c]), "opponent plane"
-            assert np.array_equal(s.planes[1 - p, 3 * c :], played[p]), "opponent played plane"
-        assert max(played[0].max(), played[1].max()) <= 1 and not (played[0] & played[1]).any()
+            assert sorted(s.hands[p]) == np.flatnonzero(s.cards[HELD + p]).tolist(), "held cards"
+        assert s.cards.max() <= 1 and (s.cards.sum(axis=0) <= 1).all(), "one place per card"
         assert sum(s.tricks) == int(played[0].sum() + played[1].sum()) // 2, "one per trick"
         sizes = sorted(len(h) for h in s.hands)
         assert sizes[1] - sizes[0] <= 1, "hands shrink one card per play"
