@@ -13,14 +13,13 @@ import struct
 
 import numpy as np
 
-from card_envs.core.cards import DECK_SIZE, NUM_SUITS
+from card_envs.core.cards import DECK_SIZE, NUM_RANKS, NUM_SUITS
 from card_envs.core.dtypes import FLOAT32
 from card_envs.core.encoding import Encoder, Piece
 from card_envs.thirty_one.rules import (
     CARD_PACK,
     HAND_SIZE,
     NO_CARD,
-    PUT_F32,
     SCORE_CODES,
     SUIT,
     SUIT_TOTAL,
@@ -88,6 +87,17 @@ CARD_BYTES = [_f32(vector) for vector in _card_vectors(SUIT, _INV_11)]  # [-1]: 
 # DefaultEncoder.__init__ checks them against the layout (and finds the flags', which follow
 # the places)
 _TOP_AT, _DRAWN_AT, _OPTIONS_AT, _PILE_AT, _UNSEEN_AT = 48, 64, 100, 112, 320
+PUT_F32 = struct.Struct("f").pack_into  # PUT_F32(obs, at, 1.0): one float32 of a bytearray
+_SUIT_MASK = (1 << NUM_RANKS) - 1
+
+
+@functools.cache
+def pile_chunks() -> tuple[bytes, ...]:
+    """The discard_pile piece from the state's discard bits, 13 cards (a suit) at a time:
+    ``pile_chunks()[x]`` is the float32 bytes of the 13 bits of x (bit j: card j of the suit);
+    built once per process (8,192 entries)."""
+    return tuple(struct.pack(f"{NUM_RANKS}f", *[(x >> j) & 1 for j in range(NUM_RANKS)])
+                 for x in range(1 << NUM_RANKS))
 # each score code of rules.SCORE_CODES (twice the score) as score / 31 the way the encoder
 # rounds it: a float32 score times 1/31 in float32
 SCORE_31 = [float(np.float32(code / 2) * _INV_31) for code in range(2 * 31 + 1)]
@@ -214,14 +224,15 @@ class DefaultEncoder(Encoder):
         """Attach the process-wide tables (not pickled: rebuilt or shared on unpickling)."""
         n = self._n
         self._triple_sums, self._triple_packs = triple_tables()
+        self._pile_chunks = pile_chunks()
         # the whole observation in one pack: float32 numbers as "f", precomputed pieces as "s"
         self._pack = struct.Struct(
-            f"=16s16s16s16s16s16s4f{4 * C}s8s8s{'16s' * (n - 1)}{16 * n}s5f"
+            f"=16s16s16s16s16s16s4f{'52s' * NUM_SUITS}8s8s{'16s' * (n - 1)}{16 * n}s5f"
         ).pack
 
     def __getstate__(self) -> dict:
         state = self.__dict__.copy()
-        for name in ("_triple_sums", "_triple_packs", "_pack"):
+        for name in ("_triple_sums", "_triple_packs", "_pile_chunks", "_pack"):
             del state[name]
         state["_turn"] = (None, -1, -1, b"", 0)  # not the state it was made from
         return state
@@ -232,7 +243,7 @@ class DefaultEncoder(Encoder):
 
     def encode(self, v: ThirtyOneView) -> np.ndarray:
         obs = self._encode(
-            v.player, v.hand, v.drawn, v.taken, v.top, v.in_discard.tobytes(), v.discard_pack,
+            v.player, v.hand, v.drawn, v.taken, v.top, v.discard_bits, v.discard_pack,
             v.deck_size, v.shown, v.lives, v.opponents, v.places, v.acting, v.knocker, v.opener,
             v.first_turn, v.phase, v.round_turns)
         return np.ndarray(self.size, FLOAT32, bytearray(obs))  # writable, its own buffer
@@ -250,7 +261,7 @@ class DefaultEncoder(Encoder):
         else:  # open_cards inline: no card to place
             drawn = taken = NO_CARD
             top = s.discard[-1] if s.discard else NO_CARD
-        obs = self._encode(seat, s.hands[seat], drawn, taken, top, s.pile,
+        obs = self._encode(seat, s.hands[seat], drawn, taken, top, s.discard_bits,
                            s.discard_pack, len(s.deck), s.shown, s.lives, s.opponents[seat],
                            s.places[seat], s.player, s.knocker, s.opener, s.first_turn, s.phase,
                            s.round_turns)
@@ -281,14 +292,14 @@ class DefaultEncoder(Encoder):
             _PUT_4F(obs, self._flags_at, 1.0, 0.0, 0.0, len(s.deck) * _INV_C)
         return np.ndarray(self.size, FLOAT32, obs)
 
-    def _encode(self, me, hand, drawn, taken, top, pile, discard_pack, deck_size, shown,
+    def _encode(self, me, hand, drawn, taken, top, bits, discard_pack, deck_size, shown,
                 lives, opponents, places, acting, knocker, opener, first_turn, phase,
                 round_turns) -> bytes:
         """The observation's bytes from the view's fields (``encode`` and ``encode_state``
-        share it): ``pile`` is the discard pile's membership as float32 bytes, ``discard_pack``
+        share it): ``bits`` is the discard pile's membership (bit c: card c), ``discard_pack``
         its values per suit as a pack (see CARD_PACK). Keeps in ``_seen`` the pack of the values
         per suit seen by ``me``."""
-        sums, packs = self._triple_sums, self._triple_packs
+        sums, packs, chunks = self._triple_sums, self._triple_packs, self._pile_chunks
         # the pack of the values per suit I have seen: the discard pile, the card I must place
         # (in my hands now, wherever it came from), my hand and the cards known in other hands
         seen = discard_pack + CARD_PACK[drawn]
@@ -333,7 +344,9 @@ class DefaultEncoder(Encoder):
         # the flags as ints and bools, which pack as 0.0 and 1.0
         return self._pack(
             CARD_BYTES[a], CARD_BYTES[b], CARD_BYTES[c], CARD_BYTES[top], CARD_BYTES[drawn],
-            totals, score, option_a, option_b, option_c, pile,
+            totals, score, option_a, option_b, option_c,
+            chunks[bits & _SUIT_MASK], chunks[bits >> 13 & _SUIT_MASK],
+            chunks[bits >> 26 & _SUIT_MASK], chunks[bits >> 39],
             UNSEEN_PAIR[seen & 0xFFFF], UNSEEN_PAIR[seen >> 16], *known, seats_block,
             phase, phase and taken >= 0, first_turn, deck_size * _INV_C,
             0.0 if first_turn else self._turns[round_turns])

@@ -22,7 +22,6 @@ without a knocker after ``max_round_turns`` turns; the match is cut at ``max_ste
 
 from __future__ import annotations
 
-import struct
 from typing import NamedTuple
 
 import numpy as np
@@ -49,11 +48,18 @@ SUIT = SUITS.tolist()
 # Values per suit packed in one int, a byte per suit (S lowest): adding two packs adds suit by
 # suit (a whole suit is worth 95). CARD_PACK[card]: the card's value in its suit's byte.
 CARD_PACK = [VALUE[card] << 8 * SUIT[card] for card in range(DECK_SIZE)] + [0]  # [-1]: no card
-# the discard pile's membership as float32 bytes, 4 per card (see ThirtyOneState.pile), written
-# with struct's pack_into (much cheaper than a numpy item or a bytearray slice)
-PUT_F32 = struct.Struct("f").pack_into  # PUT_F32(pile, 4 * card, 1.0): card in the pile
-EMPTY_PILE = bytes(4 * DECK_SIZE)
-_PUT_PILE = struct.Struct(f"{4 * DECK_SIZE}s").pack_into
+# The discard pile's membership as one int, bit c for card c (see ThirtyOneState.discard_bits).
+CARD_BIT = [1 << card for card in range(DECK_SIZE)]
+_BIT_BYTES = (DECK_SIZE + 7) // 8
+
+
+def bits_array(bits: int) -> np.ndarray:
+    """The 0/1 membership of every card in a discard pile's bits, as a read-only float32
+    array (one number per card)."""
+    flags = np.unpackbits(np.frombuffer(bits.to_bytes(_BIT_BYTES, "little"), np.uint8),
+                          bitorder="little")[:DECK_SIZE].astype(np.float32)
+    flags.flags.writeable = False
+    return flags
 
 
 def _score_table(three_of_a_kind: bool) -> np.ndarray:
@@ -150,55 +156,35 @@ class ThirtyOneState(_PublicRecords, State):
     """A match in progress.
 
     deck: the draw pile, next card last (hidden); discard: the discard pile, top last;
-    pile: the membership (0 or 1) of the discard pile as float32 bytes, 4 per card, and
-    in_discard: a read-only float32 (52,) numpy view of them (the rules write the bytes: no
-    numpy call);
-    discard_pack: the value of the discard pile per suit packed in an int (see CARD_PACK; the
-    ``discard_values`` property lists them S H D C), kept up to date like pile; hands: per seat its
-    three cards by slot ([] once out); shown: per seat a tuple, per slot the card if it was taken
-    from the discard pile (public), else -1 (a changed row is a new tuple); epochs: per seat and
-    slot the reshuffle count of the round when the slot was filled unseen (lets
-    ``randomize_hidden`` redraw only consistent cards), or None before the round's first
-    reshuffle (every slot 0: made at the reshuffle); lives: per seat (a tuple); seating: the
-    seats still in, ascending; opponents: per seat, the seats still in, in turn order after it;
-    places: per seat, every seat's place counted from it;
-    deals: per seat, where each hand lies in the deck it deals (both see ``_seat_tables``);
-    opener: who opened the round; knocker: -1 or the seat that knocked;
-    first_turn: no action yet this round; phase: 0 (draw/take/knock) or 1 (place the card);
-    drawn/from_discard: the card to place and whether it was taken from the discard pile;
-    round_turns: turns played this round; rounds: rounds settled; epoch: reshuffles this round;
-    pending: rewards of rounds settled at a deal (a dealt 31), paid with the next step;
-    settled: the last settled round as (round, hands, score codes, lost, knocker, revived), lists
-    as they were (a deal makes new ones), or None; the ``showdown`` property makes it a Showdown
-    when read (most never are); winner: the last player in, or -1.
+    discard_bits: its membership as an int (bit c: card c; the ``in_discard`` property gives it
+    as an array); discard_pack: the value of the discard pile per suit packed in an int (see
+    CARD_PACK; the ``discard_values`` property lists them S H D C), kept up to date like the
+    bits; hands: per seat its three cards by slot ([] once out); shown: per seat a tuple, per
+    slot the card if it was taken from the discard pile (public), else -1 (a changed row is a
+    new tuple); epochs: per seat and slot the reshuffle count of the round when the slot was
+    filled unseen (lets ``randomize_hidden`` redraw only consistent cards), or None before the
+    round's first reshuffle (every slot 0: made at the reshuffle); lives: per seat (a tuple);
+    seating: the seats still in, ascending; opponents: per seat, the seats still in, in turn
+    order after it; places: per seat, every seat's place counted from it; deals: per seat, where
+    each hand lies in the deck it deals (both see ``_seat_tables``); opener: who opened the
+    round; knocker: -1 or the seat that knocked; first_turn: no action yet this round; phase: 0
+    (draw/take/knock) or 1 (place the card); drawn/from_discard: the card to place and whether
+    it was taken from the discard pile; round_turns: turns played this round; rounds: rounds
+    settled; epoch: reshuffles this round; pending: rewards of rounds settled at a deal (a dealt
+    31), paid with the next step; settled: the last settled round as (round, hands, score codes,
+    lost, knocker, revived), made of tuples, or None; the ``showdown`` property makes it a
+    Showdown when read (most never are); winner: the last player in, or -1.
     """
 
-    __slots__ = ("deck", "discard", "pile", "in_discard", "discard_pack", "hands", "shown",
+    __slots__ = ("deck", "discard", "discard_bits", "discard_pack", "hands", "shown",
                  "epochs", "lives", "seating", "opponents", "places", "deals", "opener", "knocker",
                  "first_turn", "phase", "drawn", "from_discard", "round_turns", "rounds", "epoch",
                  "pending", "settled", "winner")
 
-    def _link_pile(self, pile: bytearray) -> None:
-        self.pile = pile
-        in_discard = np.frombuffer(pile, np.float32)  # a view of the bytearray, read-only:
-        in_discard.flags.writeable = False  # the rules write the bytes, views hand it out
-        self.in_discard = in_discard
-
-    def __getstate__(self) -> tuple[None, dict]:
-        # in_discard is a view of pile: pickle the bytes once and remake the view
-        slots = {name: getattr(self, name) for name in self._all_slots()
-                 if name != "in_discard" and hasattr(self, name)}
-        return None, slots
-
-    def __setstate__(self, state: tuple[None, dict]) -> None:
-        for name, value in state[1].items():
-            if name != "pile":
-                setattr(self, name, value)
-        self._link_pile(bytearray(state[1]["pile"]))  # copy.copy passes the very bytes
-
-    @classmethod
-    def _all_slots(cls) -> list[str]:
-        return [name for klass in cls.__mro__ for name in getattr(klass, "__slots__", ())]
+    @property
+    def in_discard(self) -> np.ndarray:
+        """1.0 for every card in the discard pile (a new read-only float32 array)."""
+        return bits_array(self.discard_bits)
 
     def copy(self) -> ThirtyOneState:
         """An independent copy (lists copied by hand: much faster than deepcopy)."""
@@ -228,10 +214,15 @@ class ThirtyOneView(_PublicRecords, View):
     """
 
     __slots__ = ("three_of_a_kind", "to_act",
-                 "hand", "drawn", "taken", "top", "in_discard", "discard_pack", "discard_size",
+                 "hand", "drawn", "taken", "top", "discard_bits", "discard_pack", "discard_size",
                  "deck_size", "shown", "lives", "seating", "opponents", "places", "acting",
                  "knocker", "first_turn", "phase", "opener", "round_turns", "rounds", "settled",
                  "winner")
+
+    @property
+    def in_discard(self) -> np.ndarray:
+        """1.0 for every card in the discard pile (a new read-only float32 array)."""
+        return bits_array(self.discard_bits)
 
     def score(self) -> float:
         """This seat's hand score (0 once out of the match)."""
@@ -305,7 +296,6 @@ class ThirtyOne(Game):
         """A match state without a round: the caller puts the hands and the deck in place and
         calls ``_open_round``."""
         s = ThirtyOneState(opener)
-        s._link_pile(bytearray(EMPTY_PILE))
         s.lives = tuple(lives)
         s.opener, s.rounds, s.pending, s.settled, s.winner = opener, 0, None, None, -1
         self._reseat(s)
@@ -413,7 +403,7 @@ class ThirtyOne(Game):
                 s.drawn, s.from_discard = s.deck.pop(), False
             else:
                 card = s.discard.pop()
-                PUT_F32(s.pile, 4 * card, 0.0)
+                s.discard_bits ^= CARD_BIT[card]  # the top card leaves the pile
                 s.discard_pack -= CARD_PACK[card]
                 s.drawn, s.from_discard = card, True
             s.phase = 1
@@ -430,7 +420,7 @@ class ThirtyOne(Game):
             if s.epoch:  # before the first reshuffle every slot's epoch is 0
                 s.epochs[p][slot] = s.epoch
         s.discard.append(out)  # the card thrown or replaced goes face up
-        PUT_F32(s.pile, 4 * out, 1.0)
+        s.discard_bits |= CARD_BIT[out]
         s.discard_pack += CARD_PACK[out]
         s.drawn, s.phase = NO_CARD, 0
         rewards = self._end_turn(s, p, rng)
@@ -559,7 +549,7 @@ class ThirtyOne(Game):
         v.three_of_a_kind = self.three_of_a_kind
         v.hand = tuple(s.hands[player])
         v.drawn, v.taken, v.top = self.open_cards(s, player)
-        v.in_discard = s.in_discard  # read-only; the rules write the pile's bytes
+        v.discard_bits = s.discard_bits
         v.discard_pack = s.discard_pack
         v.discard_size = len(s.discard)
         v.deck_size = len(s.deck)
@@ -629,7 +619,7 @@ class ThirtyOne(Game):
         drawn = [s.drawn] if s.phase else []
         everything = sorted(held + s.deck + s.discard + drawn)
         assert everything == list(range(DECK_SIZE)), "every card is in one place"
-        assert np.flatnonzero(s.in_discard).tolist() == sorted(s.discard), "discard table agrees"
+        assert np.flatnonzero(s.in_discard).tolist() == sorted(s.discard), "discard bits agree"
         assert s.discard_values == suit_values(s.discard), "discard values agree"
         assert all(len(h) in (0, HAND_SIZE) for h in s.hands), "hands hold 3 cards or none"
         for p in range(self.num_players):
@@ -686,14 +676,12 @@ class _DrawnSlot:
 
 
 def _lay_pile(s: ThirtyOneState) -> None:
-    """Set the pile's bytes and pack to the cards of ``s.discard`` (a new discard pile)."""
-    pile = s.pile
-    _PUT_PILE(pile, 0, EMPTY_PILE)
-    pack = 0
+    """Set the pile's bits and pack to the cards of ``s.discard`` (a new discard pile)."""
+    bits = pack = 0
     for card in s.discard:
-        PUT_F32(pile, 4 * card, 1.0)
+        bits |= CARD_BIT[card]
         pack += CARD_PACK[card]
-    s.discard_pack = pack
+    s.discard_bits, s.discard_pack = bits, pack
 
 
 def _add(a: np.ndarray | None, b: np.ndarray | None) -> np.ndarray | None:
