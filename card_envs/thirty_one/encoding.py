@@ -13,7 +13,7 @@ import struct
 
 import numpy as np
 
-from card_envs.core.cards import DECK_SIZE, NUM_RANKS, NUM_SUITS
+from card_envs.core.cards import DECK_SIZE, NUM_SUITS
 from card_envs.core.dtypes import FLOAT32
 from card_envs.core.encoding import Encoder, Piece
 from card_envs.thirty_one.rules import (
@@ -22,11 +22,13 @@ from card_envs.thirty_one.rules import (
     NO_CARD,
     SCORE_CODES,
     SUIT,
+    SUIT_MASK,
     SUIT_TOTAL,
     VALUE,
     ThirtyOne,
     ThirtyOneState,
     ThirtyOneView,
+    pile_chunks,
 )
 
 C = DECK_SIZE
@@ -88,16 +90,7 @@ CARD_BYTES = [_f32(vector) for vector in _card_vectors(SUIT, _INV_11)]  # [-1]: 
 # the places)
 _TOP_AT, _DRAWN_AT, _OPTIONS_AT, _PILE_AT, _UNSEEN_AT = 48, 64, 100, 112, 320
 PUT_F32 = struct.Struct("f").pack_into  # PUT_F32(obs, at, 1.0): one float32 of a bytearray
-_SUIT_MASK = (1 << NUM_RANKS) - 1
 
-
-@functools.cache
-def pile_chunks() -> tuple[bytes, ...]:
-    """The discard_pile piece from the state's discard bits, 13 cards (a suit) at a time:
-    ``pile_chunks()[x]`` is the float32 bytes of the 13 bits of x (bit j: card j of the suit);
-    built once per process (8,192 entries)."""
-    return tuple(struct.pack(f"{NUM_RANKS}f", *[(x >> j) & 1 for j in range(NUM_RANKS)])
-                 for x in range(1 << NUM_RANKS))
 # each score code of rules.SCORE_CODES (twice the score) as score / 31 the way the encoder
 # rounds it: a float32 score times 1/31 in float32
 SCORE_31 = [float(np.float32(code / 2) * _INV_31) for code in range(2 * 31 + 1)]
@@ -345,8 +338,8 @@ class DefaultEncoder(Encoder):
         return self._pack(
             CARD_BYTES[a], CARD_BYTES[b], CARD_BYTES[c], CARD_BYTES[top], CARD_BYTES[drawn],
             totals, score, option_a, option_b, option_c,
-            chunks[bits & _SUIT_MASK], chunks[bits >> 13 & _SUIT_MASK],
-            chunks[bits >> 26 & _SUIT_MASK], chunks[bits >> 39],
+            chunks[bits & SUIT_MASK], chunks[bits >> 13 & SUIT_MASK],
+            chunks[bits >> 26 & SUIT_MASK], chunks[bits >> 39],
             UNSEEN_PAIR[seen & 0xFFFF], UNSEEN_PAIR[seen >> 16], *known, seats_block,
             phase, phase and taken >= 0, first_turn, deck_size * _INV_C,
             0.0 if first_turn else self._turns[round_turns])

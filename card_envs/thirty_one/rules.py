@@ -22,6 +22,8 @@ without a knocker after ``max_round_turns`` turns; the match is cut at ``max_ste
 
 from __future__ import annotations
 
+import functools
+import struct
 from typing import NamedTuple
 
 import numpy as np
@@ -50,16 +52,24 @@ SUIT = SUITS.tolist()
 CARD_PACK = [VALUE[card] << 8 * SUIT[card] for card in range(DECK_SIZE)] + [0]  # [-1]: no card
 # The discard pile's membership as one int, bit c for card c (see ThirtyOneState.discard_bits).
 CARD_BIT = [1 << card for card in range(DECK_SIZE)]
-_BIT_BYTES = (DECK_SIZE + 7) // 8
+SUIT_MASK = (1 << NUM_RANKS) - 1
+
+
+@functools.cache
+def pile_chunks() -> tuple[bytes, ...]:
+    """Discard bits as float32 bytes, 13 cards (a suit) at a time: ``pile_chunks()[x]`` holds
+    the 13 bits of x as 0.0 / 1.0 (bit j: card j of the suit); built once per process (8,192
+    entries, for the encoder's discard_pile piece and ``bits_array``)."""
+    return tuple(struct.pack(f"{NUM_RANKS}f", *[(x >> j) & 1 for j in range(NUM_RANKS)])
+                 for x in range(1 << NUM_RANKS))
 
 
 def bits_array(bits: int) -> np.ndarray:
-    """The 0/1 membership of every card in a discard pile's bits, as a read-only float32
+    """The 0/1 membership of every card in a discard pile's bits, as a new read-only float32
     array (one number per card)."""
-    flags = np.unpackbits(np.frombuffer(bits.to_bytes(_BIT_BYTES, "little"), np.uint8),
-                          bitorder="little")[:DECK_SIZE].astype(np.float32)
-    flags.flags.writeable = False
-    return flags
+    chunks = pile_chunks()
+    return np.frombuffer(chunks[bits & SUIT_MASK] + chunks[bits >> 13 & SUIT_MASK]
+                         + chunks[bits >> 26 & SUIT_MASK] + chunks[bits >> 39], np.float32)
 
 
 def _score_table(three_of_a_kind: bool) -> np.ndarray:
@@ -183,7 +193,8 @@ class ThirtyOneState(_PublicRecords, State):
 
     @property
     def in_discard(self) -> np.ndarray:
-        """1.0 for every card in the discard pile (a new read-only float32 array)."""
+        """1.0 for every card in the discard pile, 0.0 for the others (a new read-only float32
+        array, from ``discard_bits``)."""
         return bits_array(self.discard_bits)
 
     def copy(self) -> ThirtyOneState:
@@ -221,7 +232,8 @@ class ThirtyOneView(_PublicRecords, View):
 
     @property
     def in_discard(self) -> np.ndarray:
-        """1.0 for every card in the discard pile (a new read-only float32 array)."""
+        """1.0 for every card in the discard pile, 0.0 for the others (a new read-only float32
+        array, from ``discard_bits``)."""
         return bits_array(self.discard_bits)
 
     def score(self) -> float:
