@@ -130,9 +130,10 @@ def test_last_then_step_encodes_once(name, monkeypatch):
     env = load_spec(name).factories()[0]()
     env.reset(seed=0)
     calls = []
-    encode = env.encoder.encode_state
+    encode = env.encoder.encode_state_read_only  # what the AEC env calls
     monkeypatch.setattr(
-        env.encoder, "encode_state", lambda *a: calls.append(1) or encode(*a), raising=True
+        env.encoder, "encode_state_read_only", lambda *a: calls.append(1) or encode(*a),
+        raising=True,
     )
     rng = np.random.default_rng(0)
     for _ in range(30):

@@ -153,8 +153,7 @@ class CardGameEnv(AECEnv):
                     mask = state.mask
                     if mask is None:
                         mask = state.mask = self.game._legal_mask(state)  # read-only
-                    observation = self.encoder.encode_state(state, state.player)
-                    observation.setflags(write=False)
+                    observation = self.encoder.encode_state_read_only(state, state.player)
                     obs = self._obs_cache[agent] = {"observation": observation,
                                                     "action_mask": mask}
                 else:
@@ -181,8 +180,7 @@ class CardGameEnv(AECEnv):
                 mask = state.mask = self.game._legal_mask(state)  # read-only
         else:
             mask = self._no_actions
-        observation = self.encoder.encode_state(state, seat)
-        observation.setflags(write=False)
+        observation = self.encoder.encode_state_read_only(state, seat)
         obs = {"observation": observation, "action_mask": mask}
         self._obs_cache[agent] = obs
         return obs

@@ -28,15 +28,14 @@ from card_envs.thirty_one.rules import (
 from card_envs.thirty_one.search import ThirtyOneSearchAgent
 
 
-def best_placement(hand: list[int], card: int, three_of_a_kind: bool) -> tuple[int, float]:
+def best_placement(hand, card: int, three_of_a_kind: bool) -> tuple[int, float]:
     """(slot, score) of the first slot whose swap gives the strictly best score above the hand's.
 
     Slot -1 when no swap beats the current score (the source's "slot 3").
     """
+    a, b, c = hand
     best_slot, best = -1, hand_score(hand, three_of_a_kind)
-    for k in range(HAND_SIZE):
-        trial = hand[:]
-        trial[k] = card
+    for k, trial in enumerate(((card, b, c), (a, card, c), (a, b, card))):
         score = hand_score(trial, three_of_a_kind)
         if score > best:
             best_slot, best = k, score
@@ -58,10 +57,10 @@ class GreedyAgent(BaseAgent):
 
     def act(self, view: ThirtyOneView, rng: np.random.Generator) -> int:
         if view.drawn < 0:
-            if view.legal[KNOCK] and view.score() == THIRTY_ONE:
+            if view.score() == THIRTY_ONE and view.legal[KNOCK]:
                 return KNOCK
             return DRAW
-        slot, _ = best_placement(list(view.hand), view.drawn, view.three_of_a_kind)
+        slot, _ = best_placement(view.hand, view.drawn, view.three_of_a_kind)
         if slot < 0:
             # Greedy never takes the discard, so THROW is legal here; a take (only when driven
             # by hand) keeps the best slot instead

@@ -245,6 +245,20 @@ class DefaultEncoder(Encoder):
         """``encode(view(s, seat))``; a placing seat's observation is patched from its own one
         of the same state object a step before, so between these calls a state must change
         only through ``Game.apply`` (as in the envs): encode a copy of a state edited by hand."""
+        obs = self._state_bytes(s, seat)
+        if obs.__class__ is not bytearray:  # a patched one is a new bytearray already
+            obs = bytearray(obs)
+        return np.ndarray(self.size, FLOAT32, obs)  # writable, its own buffer
+
+    def encode_state_read_only(self, s: ThirtyOneState, seat: int) -> np.ndarray:
+        # the observation's bytes, read-only without a copy (what the AEC env keeps)
+        obs = self._state_bytes(s, seat)
+        if obs.__class__ is bytearray:
+            obs = bytes(obs)
+        return np.frombuffer(obs, FLOAT32)
+
+    def _state_bytes(self, s: ThirtyOneState, seat: int) -> bytes | bytearray:
+        """The bytes of ``encode_state``'s observation (see there)."""
         if s.phase and seat == s.player:
             turn = self._turn
             if turn[0] is s and turn[1] == s.steps - 1 and turn[2] == seat and not s.truncated:
@@ -259,9 +273,9 @@ class DefaultEncoder(Encoder):
                            s.places[seat], s.player, s.knocker, s.opener, s.first_turn, s.phase,
                            s.round_turns)
         self._turn = (s, s.steps, seat, obs, self._seen)
-        return np.ndarray(self.size, FLOAT32, bytearray(obs))  # writable, its own buffer
+        return obs
 
-    def _placing(self, s: ThirtyOneState, before: bytes, seen: int) -> np.ndarray:
+    def _placing(self, s: ThirtyOneState, before: bytes, seen: int) -> bytearray:
         """The placing seat's observation from its own one a step before (the draw or take):
         only the card to place, the options, the deck or the discard pile and the flags
         changed. (``encode_state`` checks that ``before`` is of this state one step ago.)"""
@@ -283,7 +297,7 @@ class DefaultEncoder(Encoder):
             seen += CARD_PACK[card]
             _PUT_UNSEEN(obs, _UNSEEN_AT, UNSEEN_PAIR[seen & 0xFFFF], UNSEEN_PAIR[seen >> 16])
             _PUT_4F(obs, self._flags_at, 1.0, 0.0, 0.0, len(s.deck) * _INV_C)
-        return np.ndarray(self.size, FLOAT32, obs)
+        return obs
 
     def _encode(self, me, hand, drawn, taken, top, bits, discard_pack, deck_size, shown,
                 lives, opponents, places, acting, knocker, opener, first_turn, phase,

@@ -95,7 +95,8 @@ SCORE_CODES = tuple(bytes((2 * table).astype(np.uint8).ravel()) for table in SCO
 
 def hand_score(hand, three_of_a_kind: bool = False) -> float:
     """The score of a three-card hand: its best one-suit sum, or 30.5 for three of a kind."""
-    return float(SCORE_TABLES[three_of_a_kind][hand[0], hand[1], hand[2]])
+    a, b, c = hand  # twice the score, as a byte of SCORE_CODES: no numpy scalar per call
+    return SCORE_CODES[three_of_a_kind][(a * DECK_SIZE + b) * DECK_SIZE + c] / 2
 
 
 def suit_values(cards) -> list[int]:
