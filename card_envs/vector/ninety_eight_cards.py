@@ -12,17 +12,16 @@ from typing import Any
 
 import numpy as np
 
+from card_envs.ninety_eight_cards.encoding import JUMP_FEATURES, PER_100
 from card_envs.ninety_eight_cards.rules import (
     END_TURN,
     FITS,
     HAND_SIZE,
     HIGHEST,
-    JUMP_FEATURES,
     JUMPS,
     LOWEST,
     NUM_CARDS,
     NUM_PILES,
-    PER_100,
     START_TOPS,
     NinetyEightCards,
 )

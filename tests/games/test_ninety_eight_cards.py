@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from card_envs.ninety_eight_cards import rules
+from card_envs.ninety_eight_cards import encoding, rules
 from card_envs.ninety_eight_cards.agents import GreedyAgent
 from card_envs.ninety_eight_cards.encoding import DefaultEncoder, OriginalEncoder
 from card_envs.ninety_eight_cards.rules import END_TURN, NinetyEightCards, fits
@@ -173,29 +173,30 @@ def test_bad_arguments(arg, value):
 
 def test_byte_tables_agree_with_the_numpy_tables():
     # every pile, top and slot value (a card or 0 = empty): the translate tables give FITS
-    # and, through FEATURES, the bit-identical JUMP_FEATURES; hand and top codes give value / 100
+    # and, through FEATURES, the bit-identical JUMP_FEATURES; tops and slots give value / 100
     cards = np.array([0, *range(2, 100)])
     for pile in range(4):
         for top in range(101):
             assert list(rules.FIT_TABLES[pile][top][:101]) == rules.FITS[pile, top].tolist()
-            low = np.frombuffer(rules.JUMP_TABLES[pile][top], np.uint8)[cards].astype(int)
-            jumps = rules.FEATURES[256 * rules.JUMP_SEGMENT + low]
-            assert jumps.tobytes() == rules.JUMP_FEATURES[pile, top, cards].tobytes()
-    hand = rules.FEATURES[256 * rules.HAND_MARK + np.arange(101)]
-    assert hand.tobytes() == rules.FEATURES[:101].tobytes() == rules.PER_100.tobytes()
+            low = np.frombuffer(encoding.JUMP_LOWS[pile][top], np.uint8)[cards].astype(int)
+            jumps = encoding.FEATURES[256 * encoding.JUMP_SEGMENT + low]
+            assert jumps.tobytes() == encoding.JUMP_FEATURES[pile, top, cards].tobytes()
+    assert encoding.FEATURES[:101].tobytes() == encoding.PER_100.tobytes()
+    in_draw = encoding.FEATURES[256 * encoding.IN_DRAW_SEGMENT + np.arange(2)]
+    assert in_draw.tolist() == [0.0, 1.0]
 
 
 @pytest.mark.parametrize("config", [{}, {"rules": "original"}])
 def test_kept_bytes_match_a_recomputation_over_random_play(config):
-    """hand_codes, the legal bytes and the encoding's codes against the plain numpy way."""
+    """slot bytes, the legal bytes and the encoding's codes against the plain numpy way."""
     game = NinetyEightCards(**config)
     encoder = DefaultEncoder(game)
     rng = np.random.default_rng(5)
     for _ in range(30):
         s = game.init(rng)
         while not s.terminal:
-            game.check_invariants(s)  # hand codes, legal bytes, board and in_draw
-            jumps = rules.JUMP_FEATURES[np.arange(4)[:, None], s.piles[:, None], s.slots]
+            game.check_invariants(s)  # slot bytes, legal bytes and in_draw
+            jumps = encoding.JUMP_FEATURES[np.arange(4)[:, None], s.piles[:, None], s.slots]
             standard = game.rules == "standard"
             expected = np.concatenate(
                 [
@@ -208,5 +209,6 @@ def test_kept_bytes_match_a_recomputation_over_random_play(config):
                 ]
             ).astype(np.float32)
             assert encoder.encode_state(s).tobytes() == expected.tobytes()
+            assert encoder.encode(game.view(s)).tobytes() == expected.tobytes()
             legal = np.flatnonzero(game.legal_mask(s))
             game.apply(s, int(legal[rng.integers(len(legal))]), rng)
