@@ -77,3 +77,27 @@ def test_split_times_each_part_of_a_decision():
     assert [row[0] for row in rows[2:]] == ["noop (bare)", "simple_tricks_v0"]
     assert rows[2][-1] == "100.0" and rows[3][-1] == "20.0"  # every game has the same length
     assert rows[2][3] == rows[2][5] == "" and rows[3][3] and rows[3][5]  # no game in the no-op
+
+
+def test_speed_ab_compares_two_checkouts_run_alternately(capsys):
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[1]
+    script = root / "benchmarks" / "speed_ab.py"
+    out = subprocess.run(
+        [sys.executable, str(script), str(root), str(root), "simple_tricks_v0", "--reps", "2",
+         "--seconds", "0.05", "--rounds", "1"],
+        capture_output=True, text=True, check=True,
+    )
+    rows = out.stdout.splitlines()
+    assert rows[0] == "| target | old | new | change |"
+    targets = [row.split(" | ")[0].lstrip("| ") for row in rows[2:]]
+    assert targets == ["simple_tricks_v0 env()", "simple_tricks_v0 raw_env()",
+                       "simple_tricks_v0 gymnasium"]
+    assert all(row.endswith("% |") for row in rows[2:])
+    assert out.stderr.count("done") == 4  # old, new, new, old
+    bad = subprocess.run([sys.executable, str(script), str(root), "/nonexistent"],
+                         capture_output=True, text=True)
+    assert bad.returncode == 2 and "new='/nonexistent' is not a checkout" in bad.stderr

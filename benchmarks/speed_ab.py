@@ -1,0 +1,75 @@
+"""Speed of two checkouts side by side: each one's benchmarks/env_speed.py, alternated.
+
+Run: python benchmarks/speed_ab.py OLD_TREE NEW_TREE [--reps 4] [games ...]
+
+OLD_TREE and NEW_TREE are checkouts (e.g. ``git worktree add /tmp/old COMMIT``). Each
+repetition runs the old and the new tree's env_speed.py once (in alternating order, so a
+change of load hits both alike), each importing its own card_envs (PYTHONPATH=tree). The
+table gives the median steps/s of every target over the repetitions and the change.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import re
+import statistics
+import subprocess
+import sys
+from pathlib import Path
+
+ROW = re.compile(r"\| (\S+ (?:env\(\)|raw_env\(\)|gymnasium)) \| ([\d,]+) \|")
+
+
+def run_tree(tree: Path, args: list[str]) -> dict[str, int]:
+    """Steps/s per target from one run of ``tree``'s own env_speed.py."""
+    env = dict(os.environ, PYTHONPATH=str(tree), PYTHONHASHSEED="0")
+    out = subprocess.run(
+        [sys.executable, str(tree / "benchmarks" / "env_speed.py"), *args],
+        capture_output=True, text=True, env=env, cwd=tree, check=True,
+    ).stdout
+    return {m.group(1): int(m.group(2).replace(",", ""))
+            for m in map(ROW.match, out.splitlines()) if m}
+
+
+def compare(old: Path, new: Path, reps: int, args: list[str], log=print) -> str:
+    """The markdown table of medians (old, new, change) over ``reps`` alternated runs."""
+    runs: dict[str, dict[str, list[int]]] = {"old": {}, "new": {}}
+    trees = {"old": old, "new": new}
+    for rep in range(reps):
+        for tag in ("old", "new") if rep % 2 == 0 else ("new", "old"):
+            for target, rate in run_tree(trees[tag], args).items():
+                runs[tag].setdefault(target, []).append(rate)
+            log(f"repetition {rep + 1}/{reps}: {tag} done")
+    lines = ["| target | old | new | change |", "|---|---:|---:|---:|"]
+    for target, rates in runs["old"].items():
+        if target not in runs["new"]:
+            continue
+        o, n = statistics.median(rates), statistics.median(runs["new"][target])
+        lines.append(f"| {target} | {o:,.0f} | {n:,.0f} | {100 * (n / o - 1):+.1f}% |")
+    return "\n".join(lines)
+
+
+def main(argv: list[str]) -> int:
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p.add_argument("old", type=Path, help="the old checkout")
+    p.add_argument("new", type=Path, help="the new checkout")
+    p.add_argument("games", nargs="*", help="env names (default: every registered env)")
+    p.add_argument("--reps", type=int, default=4, help="runs of each tree (default 4)")
+    p.add_argument("--seconds", default="1", help="env_speed.py --seconds (default 1)")
+    p.add_argument("--rounds", default="3", help="env_speed.py --rounds (default 3)")
+    a = p.parse_args(argv)
+    for name in ("old", "new"):
+        tree = getattr(a, name)
+        if not (tree / "benchmarks" / "env_speed.py").is_file():
+            p.error(f"{name}={str(tree)!r} is not a checkout with benchmarks/env_speed.py")
+    if a.reps < 1:
+        p.error(f"--reps={a.reps} is not valid; choose a positive number")
+    args = ["--seconds", a.seconds, "--rounds", a.rounds, *a.games]
+    print(compare(a.old.resolve(), a.new.resolve(), a.reps, args,
+                  log=lambda msg: print(msg, file=sys.stderr, flush=True)))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
