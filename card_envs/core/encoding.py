@@ -47,13 +47,6 @@ class Layout:
     def start(self, name: str) -> int:
         return self.offsets[name].start
 
-    def encode_state_read_only(self, state, seat: int) -> np.ndarray:
-        """``encode_state``'s vector, non-writeable (what the AEC env keeps and hands out). An
-        encoder that builds its observation as immutable bytes may return them without a copy."""
-        obs = self.encode_state(state, seat)
-        obs.setflags(write=False)
-        return obs
-
     def space(self) -> spaces.Box:
         return spaces.Box(self.low.copy(), self.high.copy(), (self.size,), np.float32)
 
