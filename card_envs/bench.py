@@ -281,8 +281,8 @@ def profile(games: list[str], seconds: float) -> str:
         # the env calls the game's _apply and _legal_mask directly (Game.apply inline)
         rules = _cumulative(st, "_apply")
         mask = _cumulative(st, "_legal_mask")
-        # the env encodes through encode_state_read_only (which may or may not call encode_state)
-        encode = _cumulative(st, "encode_state_read_only") or _cumulative(st, "encode_state")
+        # the env encodes through encode_state_read_only (which may call encode_state inside)
+        encode = _cumulative(st, "encode_state_read_only")
         plumbing = step + observe - rules - mask - encode
         loop = total - step - observe - reset
         shares = [rules, mask, encode, plumbing, reset, loop]
