@@ -25,6 +25,7 @@ observation).
 
 from __future__ import annotations
 
+import functools
 from typing import Any, NamedTuple
 
 import numpy as np
@@ -168,6 +169,12 @@ class FactIndex:
         return self.hands + q * NUM_RANKS
 
 
+@functools.cache
+def fact_index(n: int) -> FactIndex:
+    """The FactIndex of ``n`` players (one per process: states relink through it)."""
+    return FactIndex(n)
+
+
 class PalaceState(AliasedState, State):
     """A game in progress.
 
@@ -195,14 +202,15 @@ class PalaceState(AliasedState, State):
     def _relink(self) -> None:
         """Make the count arrays views into ``facts`` again (see FactIndex)."""
         facts, n = self.facts, len(self.hand_size)
+        ix = fact_index(n)
         seats = facts[: n * SEAT_WIDTH].reshape(n, SEAT_WIDTH)
         self.face_up = seats[:, FACE_UP_AT : FACE_UP_AT + NUM_RANKS]
         self.known = seats[:, KNOWN_AT : KNOWN_AT + NUM_RANKS]
-        common = n * SEAT_WIDTH
-        self.pile = facts[common : common + NUM_RANKS]
-        self.out_cards = facts[common + 16 : common + 16 + NUM_RANKS]
-        hands = len(facts) - n * NUM_RANKS
-        self.hand = [facts[at : at + NUM_RANKS] for at in range(hands, len(facts), NUM_RANKS)]
+        self.pile = facts[ix.pile : ix.pile + NUM_RANKS]
+        self.out_cards = facts[ix.out_cards : ix.out_cards + NUM_RANKS]
+        hands = ix.hands
+        self.hand = [facts[at : at + NUM_RANKS]
+                     for at in range(hands, hands + n * NUM_RANKS, NUM_RANKS)]
         self.aliases = None
 
     def copy(self) -> PalaceState:
@@ -264,7 +272,7 @@ class Palace(Game):
         self.shaped = reward == "original"
         self.rewards_sum = "shaped" if self.shaped else "payoffs"
         self.num_actions = SWAP_DONE + 1 if self.swap_phase else NUM_PLAY_ACTIONS
-        self.index = FactIndex(self.num_players)
+        self.index = fact_index(self.num_players)
         self.draw_at_deal = DECK_SIZE - 3 * DEAL_EACH * self.num_players
         self._config = {"num_players": self.num_players, "swap_phase": self.swap_phase,
                         "reward": reward}
