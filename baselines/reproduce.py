@@ -46,7 +46,7 @@ from baselines.train import parser as train_parser
 from card_envs.core.agents import make_agent
 from card_envs.core.evaluation import Z95, wilson
 from card_envs.doctables import page_path
-from card_envs.rl.policy_agent import ALGOS, write_json
+from card_envs.rl.policy_agent import ALGOS, guided_search, load_model_agent, write_json
 
 ROOT = Path(__file__).resolve().parents[1]
 MODELS = Path(__file__).resolve().parent / "models"
@@ -81,6 +81,26 @@ def run_all(jobs_list: list[tuple], jobs: int) -> list[str]:
         return [_train_job(j) for j in jobs_list]
     with mp.get_context("spawn").Pool(jobs) as pool:
         return pool.map(_train_job, jobs_list, chunksize=1)
+
+
+def _record_job(job: tuple) -> dict:
+    setting, runs, budget = job
+    print(f"evaluating the rule agents of {setting} on the same deals"
+          + (" and the shipped model with its search" if game_config(setting).get("search")
+             else ""), flush=True)
+    return setting_record(setting, runs, budget)
+
+
+def record_all(jobs_list: list[tuple], jobs: int) -> dict[str, dict]:
+    """Every setting's record (``setting_record``), ``jobs`` at a time, the settings that
+    also evaluate a search first (the longest)."""
+    jobs_list = sorted(jobs_list, key=lambda j: not game_config(j[0]).get("search"))
+    if jobs <= 1 or len(jobs_list) <= 1:
+        records = [_record_job(j) for j in jobs_list]
+    else:
+        with mp.get_context("spawn").Pool(jobs) as pool:
+            records = pool.map(_record_job, jobs_list, chunksize=1)
+    return {r["setting"]: r for r in records}
 
 
 def _job_steps(job: tuple) -> int:
@@ -215,7 +235,7 @@ def _row(rows: list[dict], opponent: str) -> dict | None:
 
 def check_target(target: dict, record: dict) -> tuple[bool, str]:
     """Whether the shipped model meets ``target``, with the figures that say so."""
-    shipped = record.get("shipped")
+    shipped = record.get("search") if target.get("play") == "search" else record.get("shipped")
     row = _row(shipped["results"], target["opponent"]) if shipped else None
     if row is None:
         return False, "not measured"
@@ -247,6 +267,12 @@ def _figure(row: dict, metric: str) -> str:
 
 
 def target_text(target: dict) -> str:
+    """A target in words; ``play: search`` targets the model playing with its search."""
+    text = _target_words(target)
+    return f"with search, {text}" if target.get("play") == "search" else text
+
+
+def _target_words(target: dict) -> str:
     metric = METRIC_NAMES[target["metric"]]
     if "beats_agent" in target:
         margin = target.get("margin", 0)
@@ -276,9 +302,19 @@ def _wall(seconds: float) -> str:
     return f"{seconds:.0f} s" if seconds < 120 else f"{seconds / 60:.1f} min"
 
 
+def search_label(search: dict) -> str:
+    """How a setting's search is named in tables: the agent name that plays it."""
+    return f"the model guiding `{search['agent']}:{search['budget']}` (`best+search`)"
+
+
 def _run_name(run: dict) -> str:
     return f"{ALGO_NAMES[run['algo']]} seed {run['seed']} ({run['mode']} play)"
 
+
+SEARCH_SENTENCE = (
+    "The *shipped + search* rows are the shipped model guiding the game's search agent "
+    "(`card-envs evaluate GAME best+search OPPONENT`): the search keeps the model's move unless "
+    "another beats it clearly on worlds sampled from the seat's view; see the notes above.")
 
 TABLE_HEAD = [
     "| agent | opponent | games | win [95% CI] | draw | loss [95% CI] "
@@ -342,11 +378,16 @@ def setting_section(record: dict, img: str | None) -> list[str]:
     lines += ["", f"Final evaluation: {games} games (pairs where duplicate) per opponent, seats "
               f"rotated, on deals of seed {record['final_seed']} that no run trained or "
               "selected its checkpoint on. The rule agents' rows put that agent in the "
-              "model's place on the same deals.", ""]
+              "model's place on the same deals."
+              + (f" {SEARCH_SENTENCE}" if record.get("search") else ""), ""]
     lines += TABLE_HEAD
     if shipped:
         for row in shipped["results"]:
             lines.append(_table_row(f"shipped: {_run_name(shipped)}", row))
+    search = record.get("search")
+    if shipped and search:
+        for row in search["results"]:
+            lines.append(_table_row(f"shipped + search: {search_label(search)}", row))
     for agent, rows in record["reference"].items():
         for opponent in cfg["eval_opponents"]:
             lines.append(_table_row(f"rule agent `{agent}`", rows[opponent]))
@@ -464,11 +505,33 @@ def plot_curves(record: dict, path: Path) -> list[str]:
     return labels
 
 
+def search_rows(setting: str, model_file: Path, games: int, seed: int = FINAL_SEED
+                ) -> dict[str, Any] | None:
+    """The setting's ``search`` (games.yaml: a search agent and its budget) guided by the
+    model in ``model_file``, against every evaluation opponent on the final evaluation's deals
+    (``card-envs evaluate GAME best+search OPPONENT`` for a shipped model); None when the
+    setting plays without search."""
+    cfg = game_config(setting)
+    if not cfg.get("search"):
+        return None
+    spec, game = spec_and_game(cfg["env"], cfg["env_kwargs"])
+    rows = []
+    for opponent in cfg["eval_opponents"]:
+        model = load_model_agent(spec, f"model:{model_file}", game)
+        agent = guided_search(spec, model, game, cfg["search"])
+        result = evaluate_agent(spec, game, agent, opponent, games, seed, cfg["duplicate"],
+                                cfg["team"])
+        rows.append(result_row(result, opponent))
+    return {**cfg["search"], "results": rows}
+
+
 def setting_record(setting: str, runs: list[dict], budget: str) -> dict:
-    """What docs/baselines.json keeps of a setting: its runs, the shipped one, the rule
-    agents' reference rows."""
+    """What docs/baselines.json keeps of a setting: its runs, the shipped one (and its play
+    with search, for a setting that has one), the rule agents' reference rows."""
     games = runs[0]["final_games"]
     shipped = shipped_run(setting, runs)
+    search = (None if shipped is None
+              else search_rows(setting, Path(shipped["path"]) / "model.zip", games))
     return {
         "setting": setting,
         "budget": budget,
@@ -478,6 +541,7 @@ def setting_record(setting: str, runs: list[dict], budget: str) -> dict:
         "runs": [{k: v for k, v in r.items() if k != "path"} for r in runs],
         "shipped": None if shipped is None else {k: v for k, v in shipped.items()
                                                  if k not in ("path", "curve")},
+        "search": search,
         "reference": reference_rows(setting, games),
     }
 
@@ -575,6 +639,12 @@ def quick_report(setting: str, record: dict, full: dict | None) -> str:
         label = f"{ALGO_NAMES[r['algo']]}, {r['trained_timesteps']:,} steps ({r['mode']})"
         out.append("   " + label.ljust(label_width)
                    + "".join(cell(_row(r["results"], o)) for o in opponents))
+    search = record.get("search")
+    if search and record.get("shipped"):
+        label = (f"{ALGO_NAMES[record['shipped']['algo']]} + {search['agent']}:"
+                 f"{search['budget']} search")
+        out.append("   " + label.ljust(label_width)
+                   + "".join(cell(_row(search["results"], o)) for o in opponents))
     for agent, rows in record["reference"].items():
         out.append("   " + f"rule agent {agent} (same deals)".ljust(label_width)
                    + "".join(cell(rows.get(o)) for o in opponents))
@@ -583,6 +653,9 @@ def quick_report(setting: str, record: dict, full: dict | None) -> str:
         label = f"full budget: {ALGO_NAMES[shipped['algo']]} (shipped)"
         out.append("   " + label.ljust(label_width)
                    + "".join(cell(_row(shipped["results"], o)) for o in opponents))
+        if full.get("search"):
+            out.append("   " + "full budget: shipped + search".ljust(label_width)
+                       + "".join(cell(_row(full["search"]["results"], o)) for o in opponents))
     elif full is None:
         out.append("   (no full-budget result for this setting in docs/baselines.json yet)")
     games = record["runs"][0]["final_games"]
@@ -590,6 +663,30 @@ def quick_report(setting: str, record: dict, full: dict | None) -> str:
                "budget trains for minutes, the full one for up to 45 minutes per run: see "
                "docs/baselines.md)")
     return "\n".join(out)
+
+
+def update_search(chosen: list[str]) -> int:
+    """``--search-only``: the shipped models' play with search, measured again on the final
+    deals, into docs/baselines.json and the pages rendered from it (no training)."""
+    results = load_results()
+    for setting in chosen:
+        record = results["settings"].get(setting)
+        if not game_config(setting).get("search"):
+            print(f"error: setting {setting!r} has no search in configs/games.yaml",
+                  file=sys.stderr)
+            return 2
+        if record is None or not record.get("shipped") or not (MODELS / f"{setting}.zip").exists():
+            print(f"error: no full-budget shipped model for {setting!r}: run reproduce --budget "
+                  "full --ship for it first", file=sys.stderr)
+            return 2
+        print(f"evaluating the shipped model of {setting} with its search", flush=True)
+        record["search"] = search_rows(setting, MODELS / f"{setting}.zip",
+                                       record["runs"][0]["final_games"], record["final_seed"])
+    write_json(RESULTS, results)
+    out = ROOT / "docs" / "baselines.md"
+    render(results, out.parent / "img", out, plot=False)
+    print(f"wrote {RESULTS} and {out}")
+    return 0
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -613,6 +710,12 @@ def main(argv: list[str] | None = None) -> int:
         action="store_true",
         help="skip training; rebuild the table from the finished runs in --runs",
     )
+    p.add_argument(
+        "--search-only",
+        action="store_true",
+        help="no training: evaluate each chosen setting's shipped model with its search "
+        "(games.yaml `search`) on the final deals and update its record (full budget)",
+    )
     args = p.parse_args(argv)
     known = settings()
     chosen = args.settings or known
@@ -621,6 +724,8 @@ def main(argv: list[str] | None = None) -> int:
             print(f"error: no baseline setting {s!r}; configured: {', '.join(known)}",
                   file=sys.stderr)
             return 2
+    if args.search_only:
+        return update_search(chosen)
     runs_root = args.runs or f"runs/reproduce-{args.budget}"
     started = time.time()
     if args.collect:
@@ -648,12 +753,13 @@ def main(argv: list[str] | None = None) -> int:
     full = args.budget == "full"
     results = load_results()
     fresh = {"settings": {}}
+    records = record_all([(s, [r for r in runs if r["setting"] == s], args.budget)
+                          for s in chosen if any(r["setting"] == s for r in runs)], args.jobs)
     for setting in chosen:
         mine = [r for r in runs if r["setting"] == setting]
         if not mine:
             continue
-        print(f"evaluating the rule agents of {setting} on the same deals", flush=True)
-        record = setting_record(setting, mine, args.budget)
+        record = records[setting]
         fresh["settings"][setting] = record
         if args.ship and record["shipped"] is not None:
             ship(setting, next(r for r in mine if r["seed"] == record["shipped"]["seed"]

@@ -99,6 +99,7 @@ def build_config(args: argparse.Namespace) -> dict[str, Any]:
         "result_bonus": args.result_bonus if args.result_bonus is not None
         else gcfg.get("result_bonus"),
         "init_from": args.init_from,
+        "search": gcfg.get("search"),
         "targets": gcfg.get("targets", []),
         **settings,
         "hyperparams": hp,
@@ -462,6 +463,7 @@ def checkpoint_meta(cfg: dict[str, Any], timesteps: int) -> dict[str, Any]:
         "timesteps": timesteps,
         "opponent": cfg["opponent"],
         "seed": cfg["seed"],
+        **({"search": cfg["search"]} if cfg.get("search") else {}),
     }
 
 

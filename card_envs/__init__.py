@@ -21,3 +21,9 @@ register_all()
 # Trained models as agents (the train extra), by name: imported only when one is asked for.
 register_agent_plugin("model", "card_envs.rl.policy_agent:load_model_agent", "model:PATH", "train")
 register_agent_plugin("best", "card_envs.rl.policy_agent:load_model_agent", "best", "train")
+# ... and a trained model guiding its game's search agent (the search keeps its move unless
+# it finds a clearly better one)
+register_agent_plugin("model+search", "card_envs.rl.policy_agent:load_search_agent",
+                      "model+search:PATH", "train")
+register_agent_plugin("best+search", "card_envs.rl.policy_agent:load_search_agent",
+                      "best+search", "train")

@@ -237,8 +237,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("game", help="e.g. palace or thirty_one")
     p.add_argument("--players", type=int, help="number of players (where the game allows)")
     p.add_argument("--opponent", default="best",
-                   help="random, a rule agent, model:PATH or best (default; the shipped model, "
-                        "else the strongest rule agent)")
+                   help="random, a rule agent, model:PATH, best (default; the shipped model, "
+                        "else the strongest rule agent) or best+search")
     p.add_argument("--seat", type=int, default=0, help="your seat (0 plays first)")
     p.add_argument("--seed", type=int, help="seed of the deals (default: random)")
     p.add_argument("--watch", action="store_true", help="agents in every seat; you watch")

@@ -157,6 +157,37 @@ def test_train_save_load_evaluate(tmp_path, setting, algo, capsys):
         card_envs_main(["evaluate", env_name, f"model:{model}", *rivals, "--games", "2", *args])
         == 0
     )
+    if run.config.get("search"):  # Palace's model also plays guiding its game's search
+        assert meta["search"] == run.config["search"]
+        capsys.readouterr()
+        assert card_envs_main(["evaluate", env_name, f"model+search:{model}", *rivals,
+                               "--games", "2", *args]) == 0
+        assert f"model+search:{model}@0: lost" in capsys.readouterr().out
+
+
+def test_a_setting_with_search_records_shows_and_checks_the_models_play_with_it(tmp_path):
+    from baselines import reproduce
+
+    run = _train(tmp_path, "palace_v0", "maskable_ppo")
+    search = reproduce.search_rows("palace_v0", run.path / "model.zip", games=3, seed=1)
+    assert search["agent"] == "ismcts" and search["budget"] == 25
+    assert [r["opponent"] for r in search["results"]] == ["random", "lowest_first", "heuristic"]
+    assert all(r["games"] == 3 for r in search["results"])
+    assert reproduce.search_rows("simple_tricks_v0", run.path / "model.zip", 3) is None
+    record = reproduce.collect(str(run.path))
+    record = {"setting": "palace_v0", "budget": "quick", "date": "today", "machine": "here",
+              "final_seed": 1, "runs": [record], "shipped": record, "search": search,
+              "reference": {"heuristic": {r["opponent"]: r for r in search["results"]}}}
+    text = "\n".join(reproduce.setting_section(record, None))
+    assert text.count("| shipped + search: the model guiding `ismcts:25` (`best+search`) |") == 3
+    heuristic = next(r for r in search["results"] if r["opponent"] == "heuristic")
+    target = {"opponent": "heuristic", "metric": "losses_rate", "below": 0.30, "play": "search"}
+    ok, detail = reproduce.check_target(target, record)
+    assert ok == (heuristic["losses_rate"] < 0.30) and detail.startswith(
+        f"{heuristic['losses_rate']:.1%}")
+    assert "- with search, loss rate against `heuristic` below 30.0%: **" in text
+    assert "that model" not in reproduce.quick_report("palace_v0", record, None)
+    assert "MaskablePPO + ismcts:25 search" in reproduce.quick_report("palace_v0", record, None)
 
 
 @pytest.mark.parametrize("algo", ["maskable_ppo", "dqn"])

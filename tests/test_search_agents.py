@@ -112,6 +112,83 @@ def test_search_refuses_a_view_not_to_act_and_a_bad_budget():
         ISMCTS(game, game.sample, RandomAgent(game), 5, tree="both")
 
 
+class _Fixed(RandomAgent):
+    """A guide that always plays one action."""
+
+    def __init__(self, game, action):
+        super().__init__(game)
+        self.action = action
+
+    def act(self, view, rng):
+        return self.action
+
+
+class _BetSearch(SearchAgent):
+    method, margin = "pimc", 1.0
+
+    def sample_world(self, view, rng):
+        return self.game.sample(view, rng)
+
+    def default_rollout(self):
+        return RandomAgent(self.game)
+
+
+@pytest.mark.parametrize("high,guide,budget,chosen", [
+    (True, 0, 400, 1),    # a bet on a known high card wins 1 > 0.2: the guide's pass is beaten
+    (False, 1, 400, 0),   # a bet on a known low card is worth -0.2 < 0.2: its bet is beaten
+    (False, 0, 400, 0),   # the guide's pass is the better move: kept
+    (True, 0, 1, 0),      # one playout cannot beat the guide by a standard error: kept
+])
+def test_a_guided_search_keeps_the_guides_move_unless_clearly_beaten(high, guide, budget, chosen):
+    game = _Bet(True)
+    view = _BetView()
+    view.player, view.legal, view.high = 0, np.ones(2, np.int8), high
+    agent = _BetSearch(game, budget=budget, guide=_Fixed(game, guide))
+    assert agent.act(view, np.random.default_rng(0)) == chosen
+
+
+def test_only_a_pimc_search_with_a_margin_takes_a_guide():
+    game = _Bet(True)
+
+    class _Tree(_BetSearch):
+        method, margin = "ismcts", None
+
+    with pytest.raises(ValueError, match="guide"):
+        _Tree(game, budget=10, guide=_Fixed(game, 0))
+
+
+def test_guided_palace_search_lets_the_guide_play_while_the_draw_pile_lasts():
+    """The guide's move stands, searched or not, until the draw pile is empty; then the
+    search may depart from it (here from a guide that always picks up, when it can)."""
+    spec = load_spec("palace")
+    game = spec.make_game()
+    played = {"draw": 0, "endgame": 0, "departed": 0}
+
+    class PickUp(RandomAgent):
+        def act(self, view, rng):
+            legal = np.flatnonzero(view.legal)
+            from card_envs.palace.rules import PICK_UP
+            return PICK_UP if view.legal[PICK_UP] else int(legal[0])
+
+    guide = PickUp(game)
+    agent = palace_search.PalaceSearchAgent(game, budget=12, guide=guide)
+    assert agent.name == "random+ismcts:12"
+    rng = np.random.default_rng(0)
+    for seed in range(3):
+        for s in play_states(game, seed, every=1):
+            if s.done or game.legal_mask(s).sum() < 2:
+                continue
+            view = game.view(s, s.player)
+            move, wanted = agent.act(view, rng), guide.act(view, rng)
+            if view.draw_size:
+                assert move == wanted
+                played["draw"] += 1
+            else:
+                played["endgame"] += 1
+                played["departed"] += move != wanted
+    assert played["draw"] > 20 and played["endgame"] > 20 and played["departed"] > 0, played
+
+
 # --- the games' world samplers -----------------------------------------------------------------
 def _game_states(name: str, seeds: int = 2, every: int = 3):
     """(game, state) pairs from random games of every variant of ``name``."""
@@ -211,6 +288,26 @@ def test_twin_worlds_give_the_search_agent_identical_decisions(name):
             continue
         twin = game.randomize_hidden(s, p, rng)
         agent = make_agent(spec, "ismcts:6", game)
+        first = agent.act(game.view(s, p), np.random.default_rng(decided))
+        second = agent.act(game.view(twin, p), np.random.default_rng(decided))
+        assert first == second, (name, game, s.steps)
+        decided += 1
+    assert decided > 10
+
+
+@pytest.mark.parametrize("name", SEARCH_GAMES)
+def test_twin_worlds_give_a_guided_search_identical_decisions(name):
+    """Guided by a rule agent (reading its view only), the search still sees only the view."""
+    spec = load_spec(name)
+    rng = np.random.default_rng(3)
+    decided = 0
+    for game, s in _game_states(name, seeds=1, every=7):
+        p = s.player
+        if not game.legal_mask(s).sum() > 1:
+            continue
+        twin = game.randomize_hidden(s, p, rng)
+        guide = make_agent(spec, spec.strongest_agent, game)
+        agent = type(make_agent(spec, "ismcts", game))(game, budget=6, guide=guide)
         first = agent.act(game.view(s, p), np.random.default_rng(decided))
         second = agent.act(game.view(twin, p), np.random.default_rng(decided))
         assert first == second, (name, game, s.steps)

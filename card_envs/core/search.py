@@ -361,6 +361,10 @@ class SearchAgent(BaseAgent):
     ``leaf_value`` and ``candidates`` (see ``ISMCTS``) and ``shortcut`` (a move that needs no
     search, or None). ``rollout`` and ``opponents`` (ISMCTS's model of the other seats) take
     any Agent, a trained policy say, instead of the defaults.
+
+    ``guide`` (PIMC only): an Agent, a trained policy say, whose move the search keeps unless
+    another beats it by ``margin`` standard errors, in place of ``base_policy()``: search
+    guided by a learned policy. It acts on the seat's own view like any agent.
     """
 
     name = "ismcts"
@@ -372,17 +376,22 @@ class SearchAgent(BaseAgent):
     margin: float | None = None  # PIMC: keep the base policy's move unless beaten by this
 
     def __init__(self, game: Game, budget: int | None = None, rollout: Agent | None = None,
-                 opponents: Agent | None = None):
+                 opponents: Agent | None = None, guide: Agent | None = None):
         super().__init__(game)
         self.budget = self.default_budget if budget is None else int(budget)
         if self.budget < 1:
             raise ValueError(f"budget={budget!r} is not valid; it must be a positive integer")
+        if guide is not None and (self.method != "pimc" or self.margin is None):
+            raise ValueError(f"guide: {type(self).__name__} searches by {self.method} without a "
+                             "base move to keep; only PIMC with a margin takes a guide")
+        self.guide = guide
         self.rollout = rollout if rollout is not None else self.default_rollout()
         if self.method == "pimc":
+            base = guide if guide is not None else (
+                self.base_policy() if self.margin is not None else None)
             self.searcher = PIMC(game, self.sample_world, self.rollout, self.budget,
                                  leaf_value=self.leaf_value, candidates=self.candidates,
-                                 base=self.base_policy() if self.margin is not None else None,
-                                 margin=self.margin or 0.0)
+                                 base=base, margin=self.margin or 0.0)
         else:
             self.searcher = ISMCTS(
                 game, self.sample_world, self.rollout, self.budget, opponents=opponents,
@@ -420,9 +429,10 @@ class SearchAgent(BaseAgent):
         return self.searcher.search(view, rng).best()
 
     def reset(self) -> None:
-        for agent in (self.rollout, getattr(self.searcher, "opponents", None)):
+        for agent in (self.rollout, getattr(self.searcher, "opponents", None), self.guide):
             if agent is not None and hasattr(agent, "reset"):
                 agent.reset()
 
     def __repr__(self) -> str:
-        return f"{type(self).__name__}(budget={self.budget})"
+        guide = "" if self.guide is None else f", guide={self.guide!r}"
+        return f"{type(self).__name__}(budget={self.budget}{guide})"

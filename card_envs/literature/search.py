@@ -293,8 +293,9 @@ class LiteratureSearchAgent(SearchAgent):
     margin = 2.0
 
     def __init__(self, game: Literature, budget: int | None = None,
-                 rollout: Agent | None = None, opponents: Agent | None = None):
-        super().__init__(game, budget, rollout, opponents)
+                 rollout: Agent | None = None, opponents: Agent | None = None,
+                 guide: Agent | None = None):
+        super().__init__(game, budget, rollout, opponents, guide)
         self._deals: Deals | None = None
 
     def default_rollout(self) -> Agent:

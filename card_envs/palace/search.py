@@ -92,7 +92,12 @@ class PalaceSearchAgent(SearchAgent):
     """Determinized search (``PIMC`` of ``card_envs.core.search``) over worlds sampled from the
     view; budget: playouts per decision (one candidate play on one sampled world, then
     ``lowest_first`` for every seat to the end of the game). It keeps the ``heuristic``'s rule
-    play unless another beats it by more than one standard error on the same worlds."""
+    play unless another beats it by more than one standard error on the same worlds.
+
+    With a ``guide`` (a trained policy, say) the guide plays alone while the draw pile lasts
+    (and in the swap phase), and from the moment the draw pile is empty, where the game is
+    decided, the search keeps the guide's move unless another beats it by more than one
+    standard error: the policy's play, checked by search in the endgame."""
 
     default_budget = 100
     method = "pimc"
@@ -100,12 +105,19 @@ class PalaceSearchAgent(SearchAgent):
     rule_rollouts = False  # playouts by the heuristic's rule play instead of lowest_first
 
     def __init__(self, game: Palace, budget: int | None = None, rollout: Agent | None = None,
-                 opponents: Agent | None = None):
+                 opponents: Agent | None = None, guide: Agent | None = None):
         from card_envs.palace.agents import HeuristicAgent  # agents.py imports this module
 
         self._rule = HeuristicAgent(game)
         self._rule.samples = 0  # its rule play without its own search: the base of ours
-        super().__init__(game, budget, rollout, opponents)
+        super().__init__(game, budget, rollout, opponents, guide)
+        if guide is not None:
+            self.name = f"{guide.name}+ismcts:{self.budget}"
+
+    def act(self, view: PalaceView, rng: np.random.Generator) -> int:
+        if self.guide is not None and (view.swapping or view.draw_size):
+            return self.guide.act(view, rng)
+        return super().act(view, rng)
 
     def default_rollout(self) -> Agent:
         from card_envs.palace.agents import LowestFirstAgent

@@ -4,6 +4,8 @@ A model is saved as ``NAME.zip`` (the SB3 file) next to ``NAME.json``: the algor
 the env name, the rules arguments it was trained with and the observation encoding.
 ``load_model_agent(spec, "model:PATH", game)`` gives an agent that plays any seat of
 ``game``; ``"best"`` loads the model shipped for that game (``baselines/models/``).
+``"best+search"`` and ``"model+search:PATH"`` (``load_search_agent``) put the model in front of
+its game's search agent, which keeps the model's move unless it finds a clearly better one.
 """
 
 from __future__ import annotations
@@ -19,6 +21,7 @@ import torch as th
 
 from card_envs.core.agents import BaseAgent
 from card_envs.core.game import Game, View
+from card_envs.core.search import SearchAgent
 
 ALGOS = ("maskable_ppo", "dqn")
 
@@ -180,16 +183,7 @@ def load_model_agent(spec, name: str, game: Game, deterministic: bool | None = N
     It plays greedily or samples as its metadata says (``deterministic``, the mode that
     did better when it was trained; greedy if unsaid), unless ``deterministic`` is given.
     """
-    if name == "best":
-        path = shipped_model(spec.env_name, game)
-        if path is None:
-            shipped = [p.stem for p in shipped_models(spec.env_name)]
-            raise ValueError(
-                f"no trained model ships for {spec.env_name} with {game!r}"
-                + (f"; shipped: {', '.join(shipped)}" if shipped else "")
-            )
-    else:
-        path = Path(name.removeprefix("model:"))
+    path = _model_path(spec, name, game)
     policy, meta = load_policy(path)
     if meta["env"] != spec.env_name:
         raise ValueError(f"{path} was trained on {meta['env']}, not {spec.env_name}")
@@ -206,3 +200,48 @@ def load_model_agent(spec, name: str, game: Game, deterministic: bool | None = N
     if deterministic is None:
         deterministic = bool(meta.get("deterministic", True))
     return PolicyAgent(game, encoder, policy, meta["algo"], deterministic, label)
+
+
+def _model_path(spec, name: str, game: Game) -> Path:
+    """The model file that ``best`` or ``model:PATH`` names."""
+    if name == "best":
+        path = shipped_model(spec.env_name, game)
+        if path is None:
+            shipped = [p.stem for p in shipped_models(spec.env_name)]
+            raise ValueError(
+                f"no trained model ships for {spec.env_name} with {game!r}"
+                + (f"; shipped: {', '.join(shipped)}" if shipped else "")
+            )
+        return path
+    return Path(name.removeprefix("model:"))
+
+
+def guided_search(spec, model: BaseAgent, game: Game, search: dict[str, Any] | None = None
+                  ) -> BaseAgent:
+    """``model`` guiding the game's search agent: ``search`` names the agent and its budget
+    (``{"agent": "ismcts", "budget": 25}``; default the game's ``ismcts`` at its default
+    budget). The search keeps the model's move unless another beats it clearly
+    (``card_envs.core.search.SearchAgent``'s ``guide``)."""
+    search = search or {}
+    agent = search.get("agent", "ismcts")
+    guided = [n for n, c in spec.agents.items() if _takes_guide(c)]
+    if agent not in guided:
+        raise ValueError(f"search agent {agent!r}: {spec.env_name}'s agents that a model can "
+                         f"guide are: {', '.join(guided) or 'none'}")
+    return spec.agents[agent](game, budget=search.get("budget"), guide=model)
+
+
+def _takes_guide(cls) -> bool:
+    """Whether an agent class is a search that keeps a guide's move unless beaten (PIMC)."""
+    return (isinstance(cls, type) and issubclass(cls, SearchAgent) and cls.method == "pimc"
+            and cls.margin is not None)
+
+
+def load_search_agent(spec, name: str, game: Game) -> BaseAgent:
+    """``best+search`` or ``model+search:PATH``: the model guiding its game's search agent as
+    the model's metadata says (``search``, written for settings that play with search; else
+    the game's ``ismcts`` at its default budget). See ``guided_search``."""
+    model_name = "best" if name == "best+search" else "model:" + name.partition(":")[2]
+    model = load_model_agent(spec, model_name, game)
+    return guided_search(spec, model, game, read_meta(_model_path(spec, model_name, game))
+                         .get("search"))
