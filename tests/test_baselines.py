@@ -165,6 +165,19 @@ def test_train_save_load_evaluate(tmp_path, setting, algo, capsys):
         assert f"model+search:{model}@0: lost" in capsys.readouterr().out
 
 
+def test_search_only_refuses_a_setting_without_search_or_without_a_shipped_model(
+        tmp_path, monkeypatch, capsys):
+    from baselines import reproduce
+
+    monkeypatch.setattr(reproduce, "RESULTS", tmp_path / "baselines.json")
+    argv = ["--budget", "full", "--search-only", "--settings"]
+    assert reproduce.main([*argv, "simple_tricks_v0"]) == 2
+    assert "'simple_tricks_v0' has no search" in capsys.readouterr().err
+    assert reproduce.main([*argv, "palace_v0"]) == 2  # no record in this results file
+    assert "no full-budget shipped model for 'palace_v0'" in capsys.readouterr().err
+    assert not (tmp_path / "baselines.json").exists()
+
+
 def test_a_setting_with_search_records_shows_and_checks_the_models_play_with_it(tmp_path):
     from baselines import reproduce
 
