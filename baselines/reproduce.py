@@ -235,8 +235,8 @@ def _row(rows: list[dict], opponent: str) -> dict | None:
 
 def check_target(target: dict, record: dict) -> tuple[bool, str]:
     """Whether the shipped model meets ``target``, with the figures that say so."""
-    shipped = record.get("search") if target.get("play") == "search" else record.get("shipped")
-    row = _row(shipped["results"], target["opponent"]) if shipped else None
+    played = record.get("search") if target.get("play") == "search" else record.get("shipped")
+    row = _row(played["results"], target["opponent"]) if played else None
     if row is None:
         return False, "not measured"
     metric = target["metric"]
@@ -515,9 +515,9 @@ def search_rows(setting: str, model_file: Path, games: int, seed: int = FINAL_SE
     if not cfg.get("search"):
         return None
     spec, game = spec_and_game(cfg["env"], cfg["env_kwargs"])
+    model = load_model_agent(spec, f"model:{model_file}", game)
     rows = []
     for opponent in cfg["eval_opponents"]:
-        model = load_model_agent(spec, f"model:{model_file}", game)
         agent = guided_search(spec, model, game, cfg["search"])
         result = evaluate_agent(spec, game, agent, opponent, games, seed, cfg["duplicate"],
                                 cfg["team"])

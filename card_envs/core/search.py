@@ -381,7 +381,7 @@ class SearchAgent(BaseAgent):
         self.budget = self.default_budget if budget is None else int(budget)
         if self.budget < 1:
             raise ValueError(f"budget={budget!r} is not valid; it must be a positive integer")
-        if guide is not None and (self.method != "pimc" or self.margin is None):
+        if guide is not None and not self.takes_guide():
             raise ValueError(f"guide: {type(self).__name__} searches by {self.method} without a "
                              "base move to keep; only PIMC with a margin takes a guide")
         self.guide = guide
@@ -398,6 +398,11 @@ class SearchAgent(BaseAgent):
                 exploration=self.exploration, tree=self.tree, key=self.key,
                 leaf_value=self.leaf_value, candidates=self.candidates,
             )
+
+    @classmethod
+    def takes_guide(cls) -> bool:
+        """Whether the search keeps a guide's move unless beaten (PIMC with a margin)."""
+        return cls.method == "pimc" and cls.margin is not None
 
     def sample_world(self, view: View, rng: np.random.Generator) -> State:
         """A full state consistent with ``view`` (every card the seat cannot see redrawn)."""

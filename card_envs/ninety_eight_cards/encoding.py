@@ -9,6 +9,7 @@ import numpy as np
 from card_envs.core.dtypes import FLOAT32
 from card_envs.core.encoding import Encoder, Piece
 from card_envs.ninety_eight_cards.rules import (
+    _PILE_INDEX,
     HAND_SIZE,
     HIGHEST,
     JUMPS,
@@ -23,9 +24,7 @@ from card_envs.ninety_eight_cards.rules import (
 # spreads the small jumps that matter (JUMP_FEATURES[pile, top, card]; 0 for an empty slot);
 # PER_100[v] = v / 100 as float32 (pile tops, hand slots).
 JUMP_FEATURES = (np.sign(JUMPS) * np.log1p(np.abs(JUMPS)) / np.log(101)).astype(np.float32)
-_VALUES = np.arange(101)
-PER_100 = (_VALUES / 100.0).astype(np.float32)
-_PILE_INDEX = np.arange(NUM_PILES)[:, None]
+PER_100 = (np.arange(101) / 100.0).astype(np.float32)
 
 # --- the default encoding as one table lookup -----------------------------------------------
 # encode_state writes the observation as int64 codes, 256 * segment + low byte, into a buffer

@@ -183,6 +183,12 @@ def load_model_agent(spec, name: str, game: Game, deterministic: bool | None = N
     It plays greedily or samples as its metadata says (``deterministic``, the mode that
     did better when it was trained; greedy if unsaid), unless ``deterministic`` is given.
     """
+    return _model_agent(spec, name, game, deterministic)[0]
+
+
+def _model_agent(spec, name: str, game: Game, deterministic: bool | None = None
+                 ) -> tuple[BaseAgent, dict[str, Any]]:
+    """``load_model_agent``'s agent and the model's metadata."""
     path = _model_path(spec, name, game)
     policy, meta = load_policy(path)
     if meta["env"] != spec.env_name:
@@ -199,7 +205,7 @@ def load_model_agent(spec, name: str, game: Game, deterministic: bool | None = N
     label = "best" if name == "best" else f"model:{Path(path).stem}"
     if deterministic is None:
         deterministic = bool(meta.get("deterministic", True))
-    return PolicyAgent(game, encoder, policy, meta["algo"], deterministic, label)
+    return PolicyAgent(game, encoder, policy, meta["algo"], deterministic, label), meta
 
 
 def _model_path(spec, name: str, game: Game) -> Path:
@@ -233,8 +239,7 @@ def guided_search(spec, model: BaseAgent, game: Game, search: dict[str, Any] | N
 
 def _takes_guide(cls) -> bool:
     """Whether an agent class is a search that keeps a guide's move unless beaten (PIMC)."""
-    return (isinstance(cls, type) and issubclass(cls, SearchAgent) and cls.method == "pimc"
-            and cls.margin is not None)
+    return isinstance(cls, type) and issubclass(cls, SearchAgent) and cls.takes_guide()
 
 
 def load_search_agent(spec, name: str, game: Game) -> BaseAgent:
@@ -242,6 +247,5 @@ def load_search_agent(spec, name: str, game: Game) -> BaseAgent:
     the model's metadata says (``search``, written for settings that play with search; else
     the game's ``ismcts`` at its default budget). See ``guided_search``."""
     model_name = "best" if name == "best+search" else "model:" + name.partition(":")[2]
-    model = load_model_agent(spec, model_name, game)
-    return guided_search(spec, model, game, read_meta(_model_path(spec, model_name, game))
-                         .get("search"))
+    model, meta = _model_agent(spec, model_name, game)
+    return guided_search(spec, model, game, meta.get("search"))
