@@ -634,28 +634,27 @@ def quick_report(setting: str, record: dict, full: dict | None) -> str:
         return f"{row['wins_rate']:.0%} / {row['losses_rate']:.0%}".ljust(width)
 
     label_width = 38
+
+    def line(label: str, row_of) -> None:
+        """One table line: ``label``, then ``row_of(opponent)``'s cell per opponent."""
+        out.append("   " + label.ljust(label_width) + "".join(cell(row_of(o)) for o in opponents))
+
     out.append("   " + "against:".ljust(label_width) + "".join(o.ljust(width) for o in opponents))
     for r in record["runs"]:
-        label = f"{ALGO_NAMES[r['algo']]}, {r['trained_timesteps']:,} steps ({r['mode']})"
-        out.append("   " + label.ljust(label_width)
-                   + "".join(cell(_row(r["results"], o)) for o in opponents))
+        line(f"{ALGO_NAMES[r['algo']]}, {r['trained_timesteps']:,} steps ({r['mode']})",
+             lambda o, r=r: _row(r["results"], o))
     search = record.get("search")
     if search and record.get("shipped"):
-        label = (f"{ALGO_NAMES[record['shipped']['algo']]} + {search['agent']}:"
-                 f"{search['budget']} search")
-        out.append("   " + label.ljust(label_width)
-                   + "".join(cell(_row(search["results"], o)) for o in opponents))
+        line(f"{ALGO_NAMES[record['shipped']['algo']]} + {search['agent']}:{search['budget']} "
+             "search", lambda o: _row(search["results"], o))
     for agent, rows in record["reference"].items():
-        out.append("   " + f"rule agent {agent} (same deals)".ljust(label_width)
-                   + "".join(cell(rows.get(o)) for o in opponents))
+        line(f"rule agent {agent} (same deals)", rows.get)
     if full and full.get("shipped"):
         shipped = full["shipped"]
-        label = f"full budget: {ALGO_NAMES[shipped['algo']]} (shipped)"
-        out.append("   " + label.ljust(label_width)
-                   + "".join(cell(_row(shipped["results"], o)) for o in opponents))
+        line(f"full budget: {ALGO_NAMES[shipped['algo']]} (shipped)",
+             lambda o: _row(shipped["results"], o))
         if full.get("search"):
-            out.append("   " + "full budget: shipped + search".ljust(label_width)
-                       + "".join(cell(_row(full["search"]["results"], o)) for o in opponents))
+            line("full budget: shipped + search", lambda o: _row(full["search"]["results"], o))
     elif full is None:
         out.append("   (no full-budget result for this setting in docs/baselines.json yet)")
     games = record["runs"][0]["final_games"]

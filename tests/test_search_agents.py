@@ -144,6 +144,7 @@ def test_a_guided_search_keeps_the_guides_move_unless_clearly_beaten(high, guide
     view = _BetView()
     view.player, view.legal, view.high = 0, np.ones(2, np.int8), high
     agent = _BetSearch(game, budget=budget, guide=_Fixed(game, guide))
+    assert agent.name == f"random+ismcts:{budget}"  # the guide's name, then the search's
     assert agent.act(view, np.random.default_rng(0)) == chosen
 
 

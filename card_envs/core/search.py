@@ -385,6 +385,8 @@ class SearchAgent(BaseAgent):
             raise ValueError(f"guide: {type(self).__name__} searches by {self.method} without a "
                              "base move to keep; only PIMC with a margin takes a guide")
         self.guide = guide
+        if guide is not None:
+            self.name = f"{guide.name}+{self.name}:{self.budget}"
         self.rollout = rollout if rollout is not None else self.default_rollout()
         if self.method == "pimc":
             base = guide if guide is not None else (

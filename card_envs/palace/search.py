@@ -111,8 +111,6 @@ class PalaceSearchAgent(SearchAgent):
         self._rule = HeuristicAgent(game)
         self._rule.samples = 0  # its rule play without its own search: the base of ours
         super().__init__(game, budget, rollout, opponents, guide)
-        if guide is not None:
-            self.name = f"{guide.name}+ismcts:{self.budget}"
 
     def act(self, view: PalaceView, rng: np.random.Generator) -> int:
         if self.guide is not None and (view.swapping or view.draw_size):
