@@ -20,7 +20,6 @@ import importlib.util
 import os
 import sys
 from dataclasses import dataclass
-from pathlib import Path
 from types import ModuleType
 
 import gymnasium
@@ -76,7 +75,7 @@ def register_game(module_path: str) -> GameSpec:
     module = f"card_envs.{spec.env_name}"
     pettingzoo.register("aec", spec.pettingzoo_id, entry_point=f"{module}:env")
     gymnasium.register(id=spec.gymnasium_id, entry_point=f"{module}:gym_env",
-                       vector_entry_point=_vector_entry_point(spec.name))
+                       vector_entry_point=_vector_entry_point(spec))
     return spec
 
 
@@ -120,10 +119,10 @@ def register_all() -> None:
         register_game(module_path)
 
 
-def _vector_entry_point(name: str) -> str | None:
-    """The Gymnasium vector entry point of a game with a batched engine (card_envs/vector/)."""
-    has_engine = (Path(__file__).parent / "vector" / f"{name}.py").exists()
-    return f"card_envs.vector.{name}:vector_env" if has_engine else None
+def _vector_entry_point(spec: GameSpec) -> str | None:
+    """The Gymnasium vector entry point of a game with a batched twin (its spec says so): the
+    batched VectorEnv, ``card_envs.vector.gym_env``, of that game."""
+    return None if spec.batched is None else f"card_envs.vector.gym_env:{spec.env_name}"
 
 
 class _EnvModules(importlib.abc.MetaPathFinder, importlib.abc.Loader):

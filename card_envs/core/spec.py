@@ -77,6 +77,9 @@ class GameSpec:
     # For long move lists: (game, state, seat, action) -> (group, short text), e.g.
     # ("ask player_3 for", "Q♥"), so that the list is shown a group per line; None: no group.
     move_group: Callable[[Game, State, int, int], tuple[str, str] | None] | None = None
+    # The module of the game's batched twin (``card_envs/<game>/batched.py``, declaring a
+    # core.batched.Twin named TWIN), or None: the one place that says whether a game has one.
+    batched: str | None = None
     _factories: Any = field(default=None, init=False, repr=False)
 
     def __post_init__(self) -> None:
@@ -166,6 +169,13 @@ class GameSpec:
                     f"{self.env_name}: unknown argument {key!r}; "
                     f"valid arguments: {', '.join(valid)}"
                 )
+
+    def make_batched(self, **rules: Any):
+        """The game's batched engine (``core.batched.BatchedGame``) for the rules arguments
+        ``rules``; ValueError if it has no twin or numba is missing, or for a bad argument."""
+        from card_envs.core.batched import make_batched
+
+        return make_batched(self, **rules)
 
     def factories(self):
         """``(env, raw_env, gym_env)`` constructors for this game (made once, then the same)."""

@@ -74,6 +74,7 @@ SPEC = GameSpec(
     variants=({}, {"num_values": 2}, {"num_values": 5}, {"num_values": 26}),
     move_label=move_label,
     describe_move=move_text,
+    batched="card_envs.simple_tricks.batched",
 )
 
 env, raw_env, gym_env = SPEC.factories()

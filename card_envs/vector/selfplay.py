@@ -17,11 +17,10 @@ from typing import Any
 
 import numpy as np
 
-from card_envs import vector
-from card_envs.vector.base import VectorGame, VectorState
+from card_envs.core.batched import BatchedGame, BatchedState
 
 # policy(obs (k, size), mask (k, actions), rows (k,), state) -> actions (k,)
-Policy = Callable[[np.ndarray, np.ndarray, np.ndarray, VectorState], np.ndarray]
+Policy = Callable[[np.ndarray, np.ndarray, np.ndarray, BatchedState], np.ndarray]
 
 
 class Player:
@@ -36,24 +35,19 @@ class Player:
         return f"Player({self.name!r})"
 
 
-def rule_agent(engine: VectorGame, name: str, seed: Any = None) -> Player:
-    """A player of the batched rule agent ``name`` (``random`` or one of the game's agents)."""
-    agents = vector.module(engine.name).AGENTS
-    if name not in agents:
-        raise ValueError(
-            f"unknown agent {name!r} for the batched {engine.name}; choose one of "
-            + ", ".join(agents)
-        )
-    act, rng = agents[name], np.random.default_rng(seed)
+def rule_agent(engine: BatchedGame, name: str) -> Player:
+    """A player of the batched rule agent ``name`` (``random`` or one of the game's agents);
+    an agent that draws draws from each game's generator, as the scalar play loop does."""
+    engine.agent_index(name)  # raises, listing the agents
 
     def policy(obs: np.ndarray, mask: np.ndarray, rows: np.ndarray,
-               state: VectorState) -> np.ndarray:
-        return act(engine, state, rng)[rows]
+               state: BatchedState) -> np.ndarray:
+        return engine.act(state, name, rows)
 
     return Player(policy, name=name)
 
 
-def play(engine: VectorGame, players: Sequence[Player], num_games: int, seed: Any = None,
+def play(engine: BatchedGame, players: Sequence[Player], num_games: int, seed: Any = None,
          seeds: Any = None) -> np.ndarray:
     """(num_games, P) float64: each player's payoff in each game, the players' seats rotated.
 

@@ -1,0 +1,304 @@
+"""The compiled loops over a batch that every batched twin shares (numba; PufferLib Ocean style).
+
+A game's twin (``card_envs/<game>/batched.py``) writes its rules as kernels over the slots it
+is given (a loop over ``slots`` around the scalar rules of one game):
+
+* ``deal(s, cfg, slots, rngs, rng_of)``: a new game in each of ``slots`` (their shared fields
+  are already reset);
+* ``step(s, cfg, slots, actions, rngs, rng_of)``: the legal ``actions[i]`` of the seat to act in
+  each game ``i`` of ``slots``: its rewards in ``s.rewards[i]`` (zeroed before), the end by
+  the rules in ``s.terminated[i]``, the next seat's legal ``s.mask[i]``;
+* ``observe(s, cfg, rows, seats, encoding, out)``: row r of ``out``, game rows[r]'s
+  observation for seats[r] in encoder number ``encoding``;
+* ``act(s, cfg, rows, agent, rngs, rng_of, out)``: out[r], batched rule agent ``agent``'s
+  (1, 2, ...) action for the seat to act in game rows[r];
+* ``result(s, cfg, rows, payoffs, scores)``: row r, game rows[r]'s payoffs and scores per seat.
+
+The loops here run them for the functional core (deal, step with the step count and cap,
+observe, act) and for the Gymnasium view's whole turn (the learner's move, the other seats'
+moves up to the learner's next decision, the ended games' results and new deals), each in one
+call. Kernels take the state ``s`` (the twin's NamedTuple of arrays) and its constants
+``cfg`` (a NamedTuple with ``num_players`` and ``max_steps``) once per call and loop inside:
+a call that passes arrays counts a reference to each (some 10 ns an array), too much per game.
+Randomness: ``rngs[rng_of[i]]`` is slot ``i``'s ``numpy.random.Generator`` (one for the batch,
+or one per slot), drawn exactly as the scalar game draws from its generator.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+from numba.np.random.random_methods import random_interval
+
+RANDOM = 0  # agent number of the uniformly random agent (the twins number theirs from 1)
+EXTERNAL = -1  # an opponent seat whose moves come from outside the loop (a network, say)
+
+
+@njit(cache=True)
+def shuffle(rng, x):  # pragma: no cover - compiled
+    """Shuffle the 1-d array ``x`` in place exactly as ``rng.shuffle`` does (so as the scalar
+    games' ``core.cards.shuffled``): the same order and the same draws, checked by
+    tests/test_batched_twins.py. Numba's own ``Generator.shuffle`` draws the same but swaps
+    through 0-d slices, some 6x slower for a deck."""
+    bitgen = rng.bit_generator
+    for i in range(len(x) - 1, 0, -1):
+        j = np.intp(random_interval(bitgen, np.uint64(i)))
+        x[i], x[j] = x[j], x[i]
+
+
+@njit(cache=True)
+def random_legal(mask_row, rng):  # pragma: no cover - compiled
+    """RandomAgent.act: the legal action of rank floor(rng.random() * count)."""
+    count = 0
+    for a in range(mask_row.shape[0]):
+        count += mask_row[a] != 0
+    pick = int(rng.random() * count)
+    for a in range(mask_row.shape[0]):
+        if mask_row[a] != 0:
+            if pick == 0:
+                return a
+            pick -= 1
+    return 0
+
+
+@njit(cache=True)
+def first_illegal(mask, live, actions):  # pragma: no cover - compiled
+    """The first slot of ``live`` whose action is out of range or illegal, or -1."""
+    num_actions = mask.shape[1]
+    for i in live:
+        a = actions[i]
+        if a < 0 or a >= num_actions or mask[i, a] == 0:
+            return i
+    return -1
+
+
+@njit(cache=True)
+def _deal(deal, s, cfg, slots, rngs, rng_of):  # pragma: no cover - compiled
+    """Game.init in each of ``slots``: the shared fields as at a deal, then the twin's deal."""
+    for i in slots:
+        s.terminated[i] = False
+        s.truncated[i] = False
+        s.steps[i] = 0
+        for q in range(s.rewards.shape[1]):
+            s.rewards[i, q] = 0.0
+    deal(s, cfg, slots, rngs, rng_of)
+    _close(s, slots)
+
+
+@njit(cache=True)
+def _close(s, slots):  # pragma: no cover - compiled
+    """No legal action in a game that is over."""
+    for i in slots:
+        if s.terminated[i] or s.truncated[i]:
+            for a in range(s.mask.shape[1]):
+                s.mask[i, a] = 0
+
+
+@njit(cache=True)
+def _play(step, s, cfg, slots, actions, rngs, rng_of):  # pragma: no cover - compiled
+    """Game.apply in each game of ``slots``: the twin's rules, then the step count and cap."""
+    for i in slots:
+        for q in range(s.rewards.shape[1]):
+            s.rewards[i, q] = 0.0
+    step(s, cfg, slots, actions, rngs, rng_of)
+    for i in slots:
+        s.steps[i] += 1
+        if not s.terminated[i] and s.steps[i] >= cfg.max_steps:
+            s.truncated[i] = True
+    _close(s, slots)
+
+
+@njit(cache=True)
+def _choose(act, s, cfg, rows, agent, rngs, rng_of, out):  # pragma: no cover - compiled
+    """out[r]: agent ``agent``'s action in game rows[r] (RANDOM: RandomAgent's draw)."""
+    if agent == RANDOM:
+        for r in range(len(rows)):
+            i = rows[r]
+            out[r] = random_legal(s.mask[i], rngs[rng_of[i]])
+    else:
+        act(s, cfg, rows, agent, rngs, rng_of, out)
+    return out
+
+
+@njit(cache=True)
+def deal_slots(deal, s, cfg, slots, rngs, rng_of):  # pragma: no cover - compiled
+    """A new game in each of ``slots``."""
+    _deal(deal, s, cfg, slots, rngs, rng_of)
+
+
+@njit(cache=True)
+def step_slots(step, s, cfg, live, actions, rngs, rng_of):  # pragma: no cover - compiled
+    """``actions[i]`` in each game ``i`` of ``live`` (legal: checked before); the rewards of
+    every other game are zeroed."""
+    s.rewards[:] = 0.0
+    moves = np.empty(len(live), np.int64)
+    for r in range(len(live)):
+        moves[r] = actions[live[r]]
+    _play(step, s, cfg, live, moves, rngs, rng_of)
+
+
+@njit(cache=True)
+def observe_slots(observe, s, cfg, rows, seats, encoding, out):  # pragma: no cover - compiled
+    """Row r of ``out``: game rows[r]'s observation for seats[r]."""
+    observe(s, cfg, rows, seats, encoding, out)
+    return out
+
+
+@njit(cache=True)
+def act_slots(act, s, cfg, rows, agent, rngs, rng_of, out):  # pragma: no cover - compiled
+    """out[r]: agent ``agent``'s action for the seat to act in game rows[r]."""
+    return _choose(act, s, cfg, rows, agent, rngs, rng_of, out)
+
+
+@njit(cache=True)
+def result_slots(result, s, cfg, payoffs, scores):  # pragma: no cover - compiled
+    """Every game's payoffs and scores per seat (Game.payoffs, Game.scores)."""
+    result(s, cfg, np.arange(len(payoffs)), payoffs, scores)
+
+
+# --- the Gymnasium view's turn ----------------------------------------------------------------
+# Per slot: ``seat`` the learner's seat; ``opponents[k]`` the agent of the seat k + 1 places
+# after the learner (EXTERNAL: its moves come from outside, between calls); ``earned`` what the
+# learner's seat earned from the other seats' moves since its own move (or since the deal);
+# ``fresh`` whether that game was dealt in this turn (its earnings then wait in ``pending`` for
+# the learner's next move, as after gym_env's reset); ``waiting`` whether an EXTERNAL seat is
+# to act; ``ended`` whether the learner's game ended in this turn (its last observation and
+# result are in ``final_obs``, ``final_payoff``, ``final_score``, ``final_truncated``).
+# The other seats move in waves: each wave one move in every game that needs one, as one call
+# of each kernel; a game's own draws keep their order (the agent's, then the move's).
+NEW_GAME, LEARNER_MOVE, EXTERNAL_MOVE = 0, 1, 2
+
+
+@njit(cache=True)
+def _new_games(deal, s, cfg, slots, rngs, rng_of, seat, learner_seat):  # pragma: no cover
+    """SingleAgentEnv.reset's draws in each of ``slots``: the learner's seat (unless fixed),
+    then the deal."""
+    for i in slots:
+        if learner_seat < 0:
+            seat[i] = rngs[rng_of[i]].integers(0, cfg.num_players)
+        else:
+            seat[i] = learner_seat
+    _deal(deal, s, cfg, slots, rngs, rng_of)
+
+
+@njit(cache=True)
+def turn_moves(deal, step, observe, act, result, s, cfg, rows, actions, kind, rngs, rng_of,
+               seat, learner_seat, opponents, encoding, reward, pending, earned, fresh, deals,
+               waiting, ended, final_obs, final_payoff, final_score, final_truncated,
+               max_deals):  # pragma: no cover - compiled
+    """One part of a turn in each game of ``rows``, then the other seats' moves until each
+    game's learner is to act (or an EXTERNAL seat is): ``kind`` NEW_GAME (the reset),
+    LEARNER_MOVE (the learner's ``actions[r]``, starting the turn) or EXTERNAL_MOVE (an
+    EXTERNAL seat's ``actions[r]``). A learner's game that ends keeps its results and is
+    dealt again (SAME_STEP autoreset), as often as a new game ends before the learner's first
+    move. The first game where the learner got no move in ``max_deals`` deals, or -1."""
+    n = cfg.num_players
+    k = len(rows)
+    if kind == EXTERNAL_MOVE:
+        _play(step, s, cfg, rows, actions, rngs, rng_of)
+        for i in rows:
+            earned[i] += s.rewards[i, seat[i]]
+    else:
+        for i in rows:
+            ended[i] = False
+            earned[i] = 0.0
+            fresh[i] = kind == NEW_GAME
+            deals[i] = 1 if kind == NEW_GAME else 0
+        if kind == NEW_GAME:
+            _new_games(deal, s, cfg, rows, rngs, rng_of, seat, learner_seat)
+        else:  # gym_env.step: the learner's move pays after what waited since the deal
+            _play(step, s, cfg, rows, actions, rngs, rng_of)
+            for i in rows:
+                reward[i] = pending[i] + s.rewards[i, seat[i]]
+                pending[i] = 0.0
+    todo = rows.copy()
+    over = np.empty(k, np.int64)
+    again = np.empty(k, np.int64)
+    movers = np.empty(k, np.int64)
+    agent_of = np.empty(k, np.int64)
+    seats = np.empty(k, np.int64)
+    payoffs = np.empty((k, n))
+    scores = np.empty((k, n))
+    moves = np.empty(k, np.int64)
+    chosen = np.empty(k, np.int64)
+    picked = np.empty(k, np.int64)
+    group = np.empty(k, np.int64)
+    while len(todo):
+        num_over = num_again = num_movers = 0
+        for i in todo:
+            waiting[i] = False
+            if s.terminated[i] or s.truncated[i]:
+                if not fresh[i]:  # the learner's game ended: its results, then a new one
+                    reward[i] += earned[i]
+                    ended[i] = True
+                    final_truncated[i] = s.truncated[i]
+                    fresh[i] = True
+                    over[num_over] = i
+                    num_over += 1
+                if deals[i] >= max_deals:
+                    return i
+                deals[i] += 1
+                earned[i] = 0.0
+                again[num_again] = i
+                num_again += 1
+                continue
+            p = s.current_player[i]
+            if p == seat[i]:
+                if fresh[i]:
+                    pending[i] = earned[i]
+                else:
+                    reward[i] += earned[i]
+                continue
+            agent = opponents[(p - seat[i]) % n - 1]
+            if agent == EXTERNAL:
+                waiting[i] = True
+                continue
+            movers[num_movers] = i
+            agent_of[num_movers] = agent
+            num_movers += 1
+        if num_over:
+            ended_rows = over[:num_over]
+            for r in range(num_over):
+                seats[r] = seat[ended_rows[r]]
+            _final(observe, result, s, cfg, ended_rows, seats[:num_over], encoding,
+                   final_obs, payoffs[:num_over], scores[:num_over], final_payoff,
+                   final_score)
+        if num_again:
+            _new_games(deal, s, cfg, again[:num_again], rngs, rng_of, seat, learner_seat)
+        if num_movers:
+            mover_rows = movers[:num_movers]
+            done_agents = 0
+            while done_agents < num_movers:  # one call per agent among the movers
+                agent = -2
+                size = 0
+                for r in range(num_movers):
+                    if agent_of[r] != -2 and (agent == -2 or agent_of[r] == agent):
+                        agent = agent_of[r]
+                        group[size] = r
+                        size += 1
+                for r in range(size):
+                    picked[r] = mover_rows[group[r]]
+                    agent_of[group[r]] = -2
+                _choose(act, s, cfg, picked[:size], agent, rngs, rng_of, moves[:size])
+                for r in range(size):
+                    chosen[group[r]] = moves[r]
+                done_agents += size
+            _play(step, s, cfg, mover_rows, chosen[:num_movers], rngs, rng_of)
+            for i in mover_rows:
+                earned[i] += s.rewards[i, seat[i]]
+        todo = np.concatenate((again[:num_again], movers[:num_movers]))
+    return -1
+
+
+@njit(cache=True)
+def _final(observe, result, s, cfg, rows, seats, encoding, final_obs, payoffs, scores,
+           final_payoff, final_score):  # pragma: no cover - compiled
+    """The last observation, payoff and score of each ended game of ``rows`` for its learner."""
+    buffer = np.empty((len(rows), final_obs.shape[1]), np.float32)
+    observe(s, cfg, rows, seats, encoding, buffer)
+    result(s, cfg, rows, payoffs, scores)
+    for r in range(len(rows)):
+        i = rows[r]
+        final_obs[i, :] = buffer[r]
+        final_payoff[i] = payoffs[r, seats[r]]
+        final_score[i] = scores[r, seats[r]]
