@@ -233,7 +233,10 @@ class BatchedGame:
         self.agents = ("random", *self.twin.agents)
         from card_envs.core import batched_loops
 
-        self.loops = batched_loops
+        twin = self.twin
+        self.checks = batched_loops
+        self.loops = batched_loops.specialize(spec.batched, twin.deal, twin.step, twin.observe,
+                                              twin.act, twin.result)
 
     def config(self) -> dict[str, Any]:
         """The rules arguments of this engine (those of the scalar game)."""
@@ -277,8 +280,7 @@ class BatchedGame:
         return state
 
     def _deal(self, state: BatchedState, slots: np.ndarray) -> None:
-        self.loops.deal_slots(self.twin.deal, state.arrays, self.cfg, slots, state.rngs,
-                              state.rng_of)
+        self.loops.deal_slots(state.arrays, self.cfg, slots, state.rngs, state.rng_of)
 
     def step(self, state: BatchedState, actions: Any, active: Any = None) -> BatchedState:
         """Play ``actions`` (B,) in every game not over, in place; return ``state``.
@@ -294,8 +296,8 @@ class BatchedGame:
         if active is not None:
             moving &= bool_mask("active", active, b)
         actions = self.check_actions(state, actions, moving)
-        self.loops.step_slots(self.twin.step, state.arrays, self.cfg, np.flatnonzero(moving),
-                              actions, state.rngs, state.rng_of)
+        self.loops.step_slots(state.arrays, self.cfg, np.flatnonzero(moving), actions,
+                              state.rngs, state.rng_of)
         return state
 
     def legal_action_mask(self, state: BatchedState) -> np.ndarray:
@@ -334,8 +336,7 @@ class BatchedGame:
         seats = seats.astype(np.int64, copy=False)
         rows = np.arange(b) if rows is None else slot_indices("rows", rows, b)
         out = np.empty((len(rows), self._sizes[encoding]), np.float32)
-        return self.loops.observe_slots(self.twin.observe, state.arrays, self.cfg, rows,
-                                        seats[rows], index, out)
+        return self.loops.observe_slots(state.arrays, self.cfg, rows, seats[rows], index, out)
 
     def act(self, state: BatchedState, agent: str, rows: Any = None) -> np.ndarray:
         """(len(rows),) int64: batched agent ``agent``'s action for the seat to act in each
@@ -348,8 +349,8 @@ class BatchedGame:
         if len(over):
             raise ValueError(f"rows: the game in slot {rows[over[0]]} is over; no one acts")
         out = np.empty(len(rows), np.int64)
-        return self.loops.act_slots(self.twin.act, state.arrays, self.cfg, rows, index,
-                                    state.rngs, state.rng_of, out)
+        return self.loops.act_slots(state.arrays, self.cfg, rows, index, state.rngs,
+                                    state.rng_of, out)
 
     def autoreset(self, state: BatchedState) -> np.ndarray:
         """Deal a new game in every slot whose game is over, in place; the slots."""
@@ -374,7 +375,7 @@ class BatchedGame:
         b = state.num_envs
         payoffs = np.zeros((b, self.num_players))
         scores = np.zeros((b, self.num_players))
-        self.loops.result_slots(self.twin.result, state.arrays, self.cfg, payoffs, scores)
+        self.loops.result_slots(state.arrays, self.cfg, payoffs, scores)
         return payoffs, scores
 
     def payoffs(self, state: BatchedState) -> np.ndarray:
@@ -403,7 +404,7 @@ class BatchedGame:
                 raise ValueError(f"actions must be integers; got dtype {actions.dtype}")
         actions = actions.astype(np.int64, copy=False)
         live_slots = np.flatnonzero(live)
-        i = self.loops.first_illegal(state.mask, live_slots, actions)
+        i = self.checks.first_illegal(state.mask, live_slots, actions)
         if i >= 0:
             self._illegal(state, actions, live, int(i))
         return actions
@@ -471,10 +472,8 @@ def play_turns(engine: BatchedGame, state: BatchedState, turns: Turns, kind: int
     EXTERNAL_MOVE (the EXTERNAL seats' ``actions``); then the other seats play up to each
     learner's next decision (``opponents``: each other seat's agent number, relative to the
     learner; ``batched_loops.EXTERNAL`` for a seat whose moves come from outside)."""
-    loops, twin = engine.loops, engine.twin
-    bad = loops.turn_moves(
-        twin.deal, twin.step, twin.observe, twin.act, twin.result, state.arrays, engine.cfg,
-        rows, actions, kind, state.rngs, state.rng_of, turns.seat,
+    bad = engine.loops.turn_moves(
+        state.arrays, engine.cfg, rows, actions, kind, state.rngs, state.rng_of, turns.seat,
         -1 if learner_seat is None else learner_seat, opponents,
         engine.encoding_index(encoding), turns.reward, turns.pending, turns.earned,
         turns.fresh, turns.deals, turns.waiting, turns.ended, turns.final_obs,

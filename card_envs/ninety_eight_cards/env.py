@@ -97,6 +97,7 @@ SPEC = GameSpec(
         {"rules": "original"},
         {"rules": "original", "reward": "original"},
     ),
+    batched="card_envs.ninety_eight_cards.batched",
 )
 
 env, raw_env, gym_env = SPEC.factories()

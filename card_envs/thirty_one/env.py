@@ -137,6 +137,7 @@ SPEC = GameSpec(
     gym_defaults={"num_players": 2},
     move_label=move_label,
     describe_move=move_text,
+    batched="card_envs.thirty_one.batched",
 )
 
 env, raw_env, gym_env = SPEC.factories()
