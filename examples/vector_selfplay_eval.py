@@ -44,7 +44,7 @@ def main(games: int = 10_000, opponent: str = "first_play", seed: int = 0) -> di
     if path is None:
         raise SystemExit("no shipped model for simple_tricks_v0")
     th.set_num_threads(1)
-    players = [model_player(path, engine), rule_agent(engine, opponent, seed)]
+    players = [model_player(path, engine), rule_agent(engine, opponent)]
     start = time.perf_counter()
     payoffs = play(engine, players, games, seed=seed)
     seconds = time.perf_counter() - start

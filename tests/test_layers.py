@@ -148,3 +148,14 @@ def test_importing_card_envs_imports_neither_torch_nor_the_rl_package():
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                          check=True, cwd=ROOT)
     assert out.stdout.strip() == "[]"
+
+
+@pytest.mark.parametrize("package", game_packages())
+def test_no_import_circle_inside_a_game(graph, package):
+    # e.g. agents.py listing the search agent while search.py plays out with the rule agents:
+    # each piece lives where nothing it imports imports it back (imports in functions count)
+    modules = sorted(m for m in graph.modules if m.startswith(package + "."))
+    circles = [(a, b) for a in modules for b in modules if a < b
+               and graph.chain_exists(importer=a, imported=b)
+               and graph.chain_exists(importer=b, imported=a)]
+    assert not circles, circles

@@ -468,10 +468,11 @@ def play_turns(engine: BatchedGame, state: BatchedState, turns: Turns, kind: int
                rows: np.ndarray, actions: np.ndarray, opponents: np.ndarray,
                learner_seat: int | None, encoding: str) -> None:
     """One part of the learners' turn in games ``rows``, in one compiled call: ``kind``
-    NEW_GAME (deal, as gym_env's reset), LEARNER_MOVE (the learners' ``actions``) or
-    EXTERNAL_MOVE (the EXTERNAL seats' ``actions``); then the other seats play up to each
-    learner's next decision (``opponents``: each other seat's agent number, relative to the
-    learner; ``batched_loops.EXTERNAL`` for a seat whose moves come from outside)."""
+    NEW_GAME (deal, as gym_env's reset), LEARNER_MOVE (the learners' moves) or EXTERNAL_MOVE
+    (the EXTERNAL seats' moves), ``actions[r]`` the move in game rows[r]; then the other
+    seats play up to each learner's next decision (``opponents``: each other seat's agent
+    number, relative to the learner; ``batched_loops.EXTERNAL`` for a seat whose moves come
+    from outside)."""
     bad = engine.loops.turn_moves(
         state.arrays, engine.cfg, rows, actions, kind, state.rngs, state.rng_of, turns.seat,
         -1 if learner_seat is None else learner_seat, opponents,

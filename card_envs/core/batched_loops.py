@@ -38,6 +38,10 @@ import numpy as np
 from numba import njit
 from numba.np.random.random_methods import random_interval
 
+# The kernels of one twin: the public loops below read them here, and ``specialize`` compiles
+# copies of those loops with these names bound to a twin's kernels.
+DEAL = STEP = OBSERVE = ACT = RESULT = None
+
 RANDOM = 0  # agent number of the uniformly random agent (the twins number theirs from 1)
 EXTERNAL = -1  # an opponent seat whose moves come from outside the loop (a network, say)
 

@@ -6,7 +6,7 @@ import textwrap
 
 from card_envs.core.cards import unicode_ok
 from card_envs.core.spec import GameSpec
-from card_envs.literature.agents import AGENTS
+from card_envs.literature.agents import CautiousAgent, HeuristicAgent
 from card_envs.literature.deck import (
     CARD_BIT,
     NUM_CARDS,
@@ -17,6 +17,7 @@ from card_envs.literature.deck import (
 )
 from card_envs.literature.encoding import ENCODERS
 from card_envs.literature.rules import DISCARDED, LIVE, Literature, LiteratureState
+from card_envs.literature.search import LiteratureSearchAgent
 
 TEAM_NAMES = ("even", "odd")
 
@@ -140,6 +141,10 @@ def outcome_text(
         return f"{text}; {half_suit_label(h, unicode_ok())} {result}"
     return text
 
+
+# the agents by name: rule agents and the determinized search
+AGENTS = {"cautious": CautiousAgent, "heuristic": HeuristicAgent,
+          "ismcts": LiteratureSearchAgent}
 
 SPEC = GameSpec(
     name="literature",

@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 from card_envs.core.spec import GameSpec
-from card_envs.ninety_eight_cards.agents import AGENTS
+from card_envs.ninety_eight_cards.agents import GreedyAgent
 from card_envs.ninety_eight_cards.encoding import ENCODERS
+from card_envs.ninety_eight_cards.expert import ExpertAgent, SearchAgent
 from card_envs.ninety_eight_cards.rules import (
     ASCENDING,
     END_TURN,
@@ -76,6 +77,9 @@ def move_text(
 def p_name(pile: int) -> str:
     return f"{pile}{'^' if ASCENDING[pile] else 'v'}"
 
+
+# the agents by name: the greedy rule agent, the expert planner and its sampling search
+AGENTS = {"greedy": GreedyAgent, "expert": ExpertAgent, "ismcts": SearchAgent}
 
 SPEC = GameSpec(
     name="ninety_eight_cards",

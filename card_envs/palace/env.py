@@ -4,9 +4,10 @@ from __future__ import annotations
 
 from card_envs.core.cards import NUM_RANKS, RANK_NAMES
 from card_envs.core.spec import GameSpec
-from card_envs.palace.agents import AGENTS
+from card_envs.palace.agents import HeuristicAgent, LowestFirstAgent
 from card_envs.palace.encoding import ENCODERS
 from card_envs.palace.rules import BLIND_FAIL, PICKED_UP, Palace, PalaceState, Play
+from card_envs.palace.search import PalaceSearchAgent
 
 
 def cards_text(counts) -> str:
@@ -68,6 +69,10 @@ def _cards(k: int) -> str:
 def _ordinal(k: int) -> str:
     return {1: "1st", 2: "2nd", 3: "3rd"}.get(k, f"{k}th")
 
+
+# the agents by name: rule agents and the determinized search
+AGENTS = {"lowest_first": LowestFirstAgent, "heuristic": HeuristicAgent,
+          "ismcts": PalaceSearchAgent}
 
 SPEC = GameSpec(
     name="palace",

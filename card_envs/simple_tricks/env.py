@@ -4,9 +4,10 @@ from __future__ import annotations
 
 from card_envs.core.cards import unicode_ok
 from card_envs.core.spec import GameSpec
-from card_envs.simple_tricks.agents import AGENTS
+from card_envs.simple_tricks.agents import FirstPlayAgent, HeuristicAgent
 from card_envs.simple_tricks.encoding import ENCODERS
 from card_envs.simple_tricks.rules import SimpleTricks, TricksState, card_label
+from card_envs.simple_tricks.solver import PimcAgent, SolverAgent
 
 
 def render(game: SimpleTricks, s: TricksState, player: int | None = None) -> str:
@@ -59,6 +60,14 @@ def move_text(
     """A played card, as everyone saw it."""
     return move_label(game, before, seat, action)
 
+
+# the agents by name: rule agents, the exact solver and its PIMC form
+AGENTS = {
+    "first_play": FirstPlayAgent,
+    "heuristic": HeuristicAgent,
+    "solver": SolverAgent,
+    "ismcts": PimcAgent,
+}
 
 SPEC = GameSpec(
     name="simple_tricks",

@@ -4,9 +4,10 @@ from __future__ import annotations
 
 from card_envs.core.cards import unicode_ok
 from card_envs.core.spec import GameSpec
-from card_envs.thirty_one.agents import AGENTS
+from card_envs.thirty_one.agents import ExpectedValueAgent, GreedyAgent
 from card_envs.thirty_one.encoding import ENCODERS
 from card_envs.thirty_one.rules import ThirtyOne, ThirtyOneState, describe
+from card_envs.thirty_one.search import ThirtyOneSearchAgent
 
 
 def _hand_text(game: ThirtyOne, s: ThirtyOneState, seat: int, player: int | None, uni: bool) -> str:
@@ -115,6 +116,10 @@ def move_text(
         return f"discard {describe(before.drawn, uni)}, the drawn card"
     return game.action_name(action)
 
+
+# the agents by name: rule agents and the determinized search
+AGENTS = {"greedy": GreedyAgent, "expected_value": ExpectedValueAgent,
+          "ismcts": ThirtyOneSearchAgent}
 
 SPEC = GameSpec(
     name="thirty_one",

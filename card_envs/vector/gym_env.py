@@ -180,9 +180,10 @@ class CardVectorEnv(VectorEnv):
                 obs = engine.observe(state, player.encoding, rows=mine)
                 moves[mine] = player.policy(obs, state.mask[mine], mine, state)
             engine.check_actions(state, moves, turns.waiting)
-            self._play(EXTERNAL_MOVE, waiting, moves)
+            self._play(EXTERNAL_MOVE, waiting, moves[waiting])
 
     def _play(self, kind: int, rows: np.ndarray, actions: np.ndarray) -> None:
+        """``play_turns`` in games ``rows``; ``actions[r]`` is the move in game rows[r]."""
         play_turns(self.engine, self.state, self.turns, kind, rows, actions, self.opponents,
                    self.learner_seat, self.obs_encoding)
 
