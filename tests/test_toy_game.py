@@ -153,6 +153,21 @@ def test_bad_input_and_errors():
     masks_and_errors.test_raw_env_names_the_agent_as_the_env_does(NAME)
 
 
+def test_its_batched_twin_is_the_scalar_game_bit_for_bit():
+    pytest.importorskip("numba", reason="the twins are compiled with numba (the test extra)")
+    import tests.test_batched_twins as twins
+    import tests.test_vector_env as vector_env
+
+    for variant in load_spec(NAME).variants:
+        twins.differential("high_card", variant, games=300, batch=50)
+        twins.differential("high_card", variant, games=100, batch=50, agent="cheapest_win")
+        twins.differential("high_card", variant, games=30, batch=10, every_seat=True)
+    twins.test_twin_worlds_give_a_seat_identical_observations_and_decisions("high_card")
+    twins.test_loaded_scalar_states_step_as_the_scalar_game("high_card")
+    vector_env.test_seeded_slots_play_the_games_of_gym_env("high_card", {"opponent": "random"})
+    vector_env.test_a_player_opponent_plays_between_the_compiled_calls("high_card")
+
+
 # --- the tools ------------------------------------------------------------------------------
 def _cli(*argv: str) -> str:
     from card_envs.cli import main

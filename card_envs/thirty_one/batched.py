@@ -165,153 +165,171 @@ def _update_masks(s, slots):  # pragma: no cover - compiled
 
 
 @njit(cache=True)
-def _settle(s, cfg, i, out):  # pragma: no cover - compiled
-    """ThirtyOne._settle: show the hands, take lives, revive or eliminate; the shaped rewards
-    (reward="original") in ``out``; True if the match is over."""
+def _settle(s, cfg, slots, out):  # pragma: no cover - compiled
+    """ThirtyOne._settle in each match of ``slots``: show the hands, take lives, revive or
+    eliminate; row r of ``out``, the shaped rewards of match slots[r] (reward="original")."""
     n = cfg.num_players
     lives, hands = s.lives, s.hands
-    low = 999
-    has_31 = False
-    for q in range(n):
-        if lives[i, q] > 0:
-            code = _code(cfg.codes, hands[i, q, 0], hands[i, q, 1], hands[i, q, 2])
-            low = min(low, code)
-            has_31 |= code == TWICE_31
-    knocked_out = False
     inside = np.zeros(n, np.bool_)
     score = np.zeros(n, np.int64)
-    for q in range(n):
-        inside[q] = lives[i, q] > 0
-        if inside[q]:
-            score[q] = _code(cfg.codes, hands[i, q, 0], hands[i, q, 1], hands[i, q, 2])
-    for q in range(n):
-        if inside[q] and ((has_31 and score[q] != TWICE_31) or (not has_31 and score[q] == low)):
-            loss = 2 if q == s.knocker[i] else 1
-            if lives[i, q] > loss:
-                lives[i, q] -= loss
-            else:
-                lives[i, q] = 0
-                knocked_out = True
-    if knocked_out:
-        alive = False
+    for r in range(len(slots)):
+        i = slots[r]
+        low = 999
+        has_31 = False
         for q in range(n):
-            alive |= inside[q] and lives[i, q] > 0
-        if not alive:
-            for q in range(n):
-                if inside[q]:
-                    lives[i, q] = 1
-    if cfg.shaped:  # ThirtyOne.round_rewards, from the lives after any revival
-        low_score = low / 2
-        for q in range(n):
-            out[q] = 0.0
+            inside[q] = lives[i, q] > 0
+            score[q] = 0
             if inside[q]:
-                sc = score[q] / 2
-                r = 0.5 * (sc - low_score)
-                if sc == low_score:
-                    r -= 5.0 if q == s.knocker[i] else 2.0
-                elif sc == 31.0:
-                    r += 10.0
-                elif q == s.knocker[i]:
-                    r += 0.3 * (sc - low_score)
-                r -= 0.3 * (cfg.lives - lives[i, q])
-                r += -2.0 if lives[i, q] <= 0 else 0.5
-                out[q] = r
-    s.rounds[i] += 1
-    left, last = 0, -1
-    for q in range(n):
-        if lives[i, q] > 0:
-            left += 1
-            last = q
-    if left == 1:
-        s.terminated[i] = True
-        s.winner[i] = last
-        s.current_player[i] = last
-        s.opener[i] = last
-        s.knocker[i] = -1
-        s.first_turn[i] = False
-        return True
-    s.opener[i] = _next_in(lives, i, s.opener[i], n)
-    return False
-
-
-@njit(cache=True)
-def _start_round(s, cfg, i, rng, chain):  # pragma: no cover - compiled
-    """ThirtyOne._start_round: deal the next round that does not end at once (or up to the
-    match's end); the shaped rewards of rounds so settled summed into ``chain`` in order.
-    True if there were any."""
-    n = cfg.num_players
-    cards = np.empty(C, np.int64)
-    settled = np.zeros(n)
-    has = False
-    while True:
-        for j in range(C):
-            cards[j] = j
-        shuffle(rng, cards)
-        count = 0
-        for d in range(n):  # three cards to each seat still in, from the opener on
-            q = (s.opener[i] + d) % n
-            if s.lives[i, q] > 0:
-                for k in range(HAND_SIZE):
-                    s.hands[i, q, k] = cards[HAND_SIZE * count + k]
-                count += 1
-            else:
-                for k in range(HAND_SIZE):
-                    s.hands[i, q, k] = NO_CARD
-        top = HAND_SIZE * count
-        size = C - top - 1
-        for j in range(size):
-            s.deck[i, j] = cards[top + 1 + j]
-        s.deck_size[i] = size
-        up = cards[top]
-        s.discard[i, 0] = up
-        s.discard_size[i] = 1
-        s.in_discard[i, :] = 0.0
-        s.in_discard[i, up] = 1.0
-        for suit in range(NUM_SUITS):
-            s.discard_values[i, suit] = CARD_VALUE[up, suit]
-        s.shown[i, :, :] = NO_CARD
-        s.current_player[i] = s.opener[i]
-        s.knocker[i] = -1
-        s.first_turn[i] = True
-        s.phase[i] = 0
-        s.drawn[i] = NO_CARD
-        s.from_discard[i] = False
-        s.round_turns[i] = 0
-        dealt_31 = False
-        if cfg.instant_31:
-            for q in range(n):
-                if s.lives[i, q] > 0 and _code(cfg.codes, s.hands[i, q, 0], s.hands[i, q, 1],
-                                               s.hands[i, q, 2]) == TWICE_31:
-                    dealt_31 = True
-        if not dealt_31:
-            return has
-        over = _settle(s, cfg, i, settled)
-        if cfg.shaped:
-            for q in range(n):
-                chain[q] = settled[q] if not has else chain[q] + settled[q]
-            has = True
-        if over:
-            return has
-
-
-@njit(cache=True)
-def _showdown(s, cfg, i, rng, out):  # pragma: no cover - compiled
-    """ThirtyOne._showdown: settle the round and deal the next; the rewards in ``out``, True if
-    there are any (shaped rewards, or the payoffs at the match's end)."""
-    n = cfg.num_players
-    over = _settle(s, cfg, i, out)
-    has = cfg.shaped
-    if not over:
-        chain = np.zeros(n)
-        if _start_round(s, cfg, i, rng, chain):
-            for q in range(n):
-                out[q] = out[q] + chain[q]
-            has = True
-    if s.terminated[i] and not cfg.shaped:
+                score[q] = _code(cfg.codes, hands[i, q, 0], hands[i, q, 1], hands[i, q, 2])
+                low = min(low, score[q])
+                has_31 |= score[q] == TWICE_31
+        knocked_out = False
         for q in range(n):
-            out[q] = 1.0 if q == s.winner[i] else -1.0 / (n - 1)
-        has = True
-    return has
+            if inside[q] and ((has_31 and score[q] != TWICE_31)
+                              or (not has_31 and score[q] == low)):
+                loss = 2 if q == s.knocker[i] else 1
+                if lives[i, q] > loss:
+                    lives[i, q] -= loss
+                else:
+                    lives[i, q] = 0
+                    knocked_out = True
+        if knocked_out:
+            alive = False
+            for q in range(n):
+                alive |= inside[q] and lives[i, q] > 0
+            if not alive:
+                for q in range(n):
+                    if inside[q]:
+                        lives[i, q] = 1
+        if cfg.shaped:  # ThirtyOne.round_rewards, from the lives after any revival
+            low_score = low / 2
+            for q in range(n):
+                out[r, q] = 0.0
+                if inside[q]:
+                    sc = score[q] / 2
+                    reward = 0.5 * (sc - low_score)
+                    if sc == low_score:
+                        reward -= 5.0 if q == s.knocker[i] else 2.0
+                    elif sc == 31.0:
+                        reward += 10.0
+                    elif q == s.knocker[i]:
+                        reward += 0.3 * (sc - low_score)
+                    reward -= 0.3 * (cfg.lives - lives[i, q])
+                    reward += -2.0 if lives[i, q] <= 0 else 0.5
+                    out[r, q] = reward
+        s.rounds[i] += 1
+        left, last = 0, -1
+        for q in range(n):
+            if lives[i, q] > 0:
+                left += 1
+                last = q
+        if left == 1:  # the match is over: no round in progress; the winner holds the turn
+            s.terminated[i] = True
+            s.winner[i] = last
+            s.current_player[i] = last
+            s.opener[i] = last
+            s.knocker[i] = -1
+            s.first_turn[i] = False
+        else:
+            s.opener[i] = _next_in(lives, i, s.opener[i], n)
+
+
+@njit(cache=True)
+def _start_rounds(s, cfg, slots, rngs, rng_of, chain, has_chain):  # pragma: no cover
+    """ThirtyOne._start_round in each match of ``slots``: deal the next round that does not
+    end at once (or up to the match's end); row r of ``chain``, the shaped rewards of the
+    rounds so settled in match slots[r], summed in order (where ``has_chain[r]``)."""
+    n = cfg.num_players
+    k = len(slots)
+    cards = np.empty(C, np.int64)
+    todo = slots.copy()
+    where = np.arange(k)  # each todo match's row in slots
+    settled = np.zeros((k, n))
+    has_chain[:] = False
+    while len(todo):
+        dealt_31 = np.zeros(len(todo), np.bool_)
+        for t in range(len(todo)):
+            i = todo[t]
+            for j in range(C):
+                cards[j] = j
+            shuffle(rngs[rng_of[i]], cards)
+            count = 0
+            for d in range(n):  # three cards to each seat still in, from the opener on
+                q = (s.opener[i] + d) % n
+                if s.lives[i, q] > 0:
+                    for c in range(HAND_SIZE):
+                        s.hands[i, q, c] = cards[HAND_SIZE * count + c]
+                    count += 1
+                else:
+                    for c in range(HAND_SIZE):
+                        s.hands[i, q, c] = NO_CARD
+            top = HAND_SIZE * count
+            size = C - top - 1
+            for j in range(size):
+                s.deck[i, j] = cards[top + 1 + j]
+            s.deck_size[i] = size
+            up = cards[top]
+            s.discard[i, 0] = up
+            s.discard_size[i] = 1
+            s.in_discard[i, :] = 0.0
+            s.in_discard[i, up] = 1.0
+            for suit in range(NUM_SUITS):
+                s.discard_values[i, suit] = CARD_VALUE[up, suit]
+            s.shown[i, :, :] = NO_CARD
+            s.current_player[i] = s.opener[i]
+            s.knocker[i] = -1
+            s.first_turn[i] = True
+            s.phase[i] = 0
+            s.drawn[i] = NO_CARD
+            s.from_discard[i] = False
+            s.round_turns[i] = 0
+            if cfg.instant_31:
+                for q in range(n):
+                    if s.lives[i, q] > 0 and _code(cfg.codes, s.hands[i, q, 0],
+                                                   s.hands[i, q, 1],
+                                                   s.hands[i, q, 2]) == TWICE_31:
+                        dealt_31[t] = True
+        if not dealt_31.any():
+            return
+        todo, where = todo[dealt_31], where[dealt_31]
+        _settle(s, cfg, todo, settled)
+        if cfg.shaped:
+            for t in range(len(todo)):
+                r = where[t]
+                for q in range(n):
+                    chain[r, q] = settled[t, q] if not has_chain[r] else chain[r, q] + settled[t, q]
+                has_chain[r] = True
+        going = np.zeros(len(todo), np.bool_)
+        for t in range(len(todo)):
+            going[t] = not s.terminated[todo[t]]
+        todo, where = todo[going], where[going]
+
+
+@njit(cache=True)
+def _showdowns(s, cfg, slots, rngs, rng_of, out):  # pragma: no cover - compiled
+    """ThirtyOne._showdown in each match of ``slots``: settle the round and deal the next;
+    row r of ``out``, what match slots[r]'s step pays (shaped rewards, or the payoffs at the
+    match's end; all of them paid: ``has`` in ``step``)."""
+    n = cfg.num_players
+    k = len(slots)
+    _settle(s, cfg, slots, out)
+    going = np.zeros(k, np.bool_)
+    for r in range(k):
+        going[r] = not s.terminated[slots[r]]
+    rows = np.flatnonzero(going)
+    chain = np.zeros((len(rows), n))
+    has_chain = np.zeros(len(rows), np.bool_)
+    _start_rounds(s, cfg, slots[rows], rngs, rng_of, chain, has_chain)
+    for t in range(len(rows)):
+        if has_chain[t]:
+            for q in range(n):
+                out[rows[t], q] = out[rows[t], q] + chain[t, q]
+    if not cfg.shaped:
+        for r in range(k):
+            i = slots[r]
+            if s.terminated[i]:
+                for q in range(n):
+                    out[r, q] = 1.0 if q == s.winner[i] else -1.0 / (n - 1)
 
 
 @njit(cache=True)
@@ -334,43 +352,41 @@ def _reshuffle(s, i, rng):  # pragma: no cover - compiled
 
 @njit(cache=True)
 def deal(s, cfg, slots, rngs, rng_of):  # pragma: no cover - compiled
-    """ThirtyOne.init: every seat with full lives, seat 0 opens; the first round's deal (its
-    rewards, if a dealt 31 settles rounds, wait in ``pending`` for the first step)."""
-    n = cfg.num_players
-    chain = np.zeros(n)
+    """ThirtyOne.init: every seat with full lives, seat 0 opens; the first round's deal (the
+    rewards of rounds a dealt 31 settles wait in ``pending`` for the first step)."""
     for i in slots:
-        for q in range(n):
-            s.lives[i, q] = cfg.lives
+        s.lives[i, :] = cfg.lives
         s.opener[i] = 0
         s.rounds[i] = 0
         s.winner[i] = -1
-        has = _start_round(s, cfg, i, rngs[rng_of[i]], chain)
-        s.has_pending[i] = has
-        if has:
-            for q in range(n):
-                s.pending[i, q] = chain[q]
+    chain = np.zeros((len(slots), cfg.num_players))
+    has_chain = np.zeros(len(slots), np.bool_)
+    _start_rounds(s, cfg, slots, rngs, rng_of, chain, has_chain)
+    for r in range(len(slots)):
+        s.has_pending[slots[r]] = has_chain[r]
+        s.pending[slots[r]] = chain[r]
     _update_masks(s, slots)
 
 
 @njit(cache=True)
 def step(s, cfg, slots, actions, rngs, rng_of):  # pragma: no cover - compiled
     """ThirtyOne._apply: draw, take or knock; or place the card and end the turn (a reshuffle
-    of an empty deck, a showdown and the next deal when the round ends)."""
+    of an empty deck; a showdown and the next deal when the round ends). The rewards: the
+    pending ones of the last deal first, then what the showdown paid."""
     n = cfg.num_players
-    out = np.zeros(n)
-    for r in range(len(slots)):
+    k = len(slots)
+    showdown = np.zeros(k, np.bool_)
+    for r in range(k):
         i, a = slots[r], actions[r]
-        rng = rngs[rng_of[i]]
         p = s.current_player[i]
         end_turn = False
-        showdown = False
         if s.phase[i] == 0:
             if a == KNOCK:
                 s.knocker[i] = p
                 if s.first_turn[i]:  # under the gun: the showdown at once
                     s.first_turn[i] = False
                     s.round_turns[i] += 1
-                    showdown = True
+                    showdown[r] = True
                 else:
                     end_turn = True
             else:
@@ -407,27 +423,33 @@ def step(s, cfg, slots, actions, rngs, rng_of):  # pragma: no cover - compiled
         if end_turn:  # ThirtyOne._end_turn
             s.round_turns[i] += 1
             if s.deck_size[i] == 0:
-                _reshuffle(s, i, rng)
-            hand_code = _code(cfg.codes, s.hands[i, p, 0], s.hands[i, p, 1], s.hands[i, p, 2])
-            if cfg.instant_31 and hand_code == TWICE_31:
-                showdown = True
+                _reshuffle(s, i, rngs[rng_of[i]])
+            if cfg.instant_31 and _code(cfg.codes, s.hands[i, p, 0], s.hands[i, p, 1],
+                                        s.hands[i, p, 2]) == TWICE_31:
+                showdown[r] = True
             else:
                 nxt = _next_in(s.lives, i, p, n)
                 if nxt == s.knocker[i] or (s.knocker[i] < 0
                                           and s.round_turns[i] >= cfg.max_round_turns):
-                    showdown = True
+                    showdown[r] = True
                 else:
                     s.current_player[i] = nxt
-        has = False
-        if showdown:
-            has = _showdown(s, cfg, i, rng, out)
+    rows = np.flatnonzero(showdown)
+    paid = np.zeros((len(rows), n))
+    if len(rows):
+        _showdowns(s, cfg, slots[rows], rngs, rng_of, paid)
+    t = 0
+    for r in range(k):
+        i = slots[r]
+        has = showdown[r] and (cfg.shaped or s.terminated[i])
         if s.has_pending[i]:  # rounds settled at the last deal are paid now, first
             for q in range(n):
-                s.rewards[i, q] = s.pending[i, q] + out[q] if has else s.pending[i, q]
+                s.rewards[i, q] = s.pending[i, q] + paid[t, q] if has else s.pending[i, q]
             s.has_pending[i] = False
         elif has:
             for q in range(n):
-                s.rewards[i, q] = out[q]
+                s.rewards[i, q] = paid[t, q]
+        t += showdown[r]
     _update_masks(s, slots)
 
 
