@@ -1,4 +1,4 @@
-"""A shipped model against a rule agent over 10,000 games played at once (the batched engine).
+"""A shipped model against a rule agent over 10,000 games played at once (the batched twin).
 
 The model (``baselines/models/simple_tricks_v0.zip``, MaskablePPO) and the rule agent are the
 two players of ``card_envs.vector.selfplay.play``: every step, each takes the games where its

@@ -230,6 +230,8 @@ class BatchedGame:
         self.cfg = self.twin.config(game)
         self.encodings = tuple(spec.encoders)
         self._sizes = {enc: cls(game).size for enc, cls in spec.encoders.items()}
+        self._size_by_index = tuple(self._sizes.values())
+        self._slots = np.arange(0)
         self.agents = ("random", *self.twin.agents)
         from card_envs.core import batched_loops
 
@@ -334,9 +336,24 @@ class BatchedGame:
                     f"0..{self.num_players - 1}"
                 )
         seats = seats.astype(np.int64, copy=False)
-        rows = np.arange(b) if rows is None else slot_indices("rows", rows, b)
-        out = np.empty((len(rows), self._sizes[encoding]), np.float32)
-        return self.loops.observe_slots(state.arrays, self.cfg, rows, seats[rows], index, out)
+        if rows is None:
+            return self.observe_checked(state, index, self._everything(b), seats)
+        rows = slot_indices("rows", rows, b)
+        return self.observe_checked(state, index, rows, seats[rows])
+
+    def observe_checked(self, state: BatchedState, encoding: int, rows: np.ndarray,
+                        seats: np.ndarray) -> np.ndarray:
+        """``observe`` for arguments already checked: encoder number ``encoding``, int64
+        ``rows`` and their ``seats`` (one each); what the batched envs call every step."""
+        out = np.empty((len(rows), self._size_by_index[encoding]), np.float32)
+        return self.loops.observe_slots(state.arrays, self.cfg, rows, seats, encoding, out)
+
+    def _everything(self, b: int) -> np.ndarray:
+        """np.arange(b), kept (read-only) for the batch size last asked for."""
+        if len(self._slots) != b:
+            self._slots = np.arange(b)
+            self._slots.setflags(write=False)
+        return self._slots
 
     def act(self, state: BatchedState, agent: str, rows: Any = None) -> np.ndarray:
         """(len(rows),) int64: batched agent ``agent``'s action for the seat to act in each

@@ -18,9 +18,9 @@ The public loops here (``deal_slots``, ``step_slots``, ...) call the kernels by 
 DEAL, STEP, OBSERVE, ACT and RESULT: ``specialize(twin)`` compiles a copy of them per twin with
 those names bound to its kernels (each copy with its own on-disk cache, so that one game's
 compiled loops never depend on another's being imported); the helpers they share take the
-kernels as arguments and are inlined. (Passing the kernels themselves to cached functions would
-make numba's cache index hold every game's kernels, and its saving fails once one of them is
-not imported.) The loops serve the functional core (deal, step with the step count and cap,
+kernels and the state as arguments and are inlined, uncached. (A cached function shared by the
+twins would keep every game's kernels and state types in one cache index, which fails to load
+or save once one of those games is not importable.) The loops serve the functional core (deal, step with the step count and cap,
 observe, act) and the Gymnasium view's whole turn (the learner's move, the other seats' moves
 up to the learner's next decision, the ended games' results and new deals), each in one call.
 Kernels take the state ``s`` (the twin's NamedTuple of arrays) and its constants
@@ -58,15 +58,15 @@ def shuffle(rng, x):  # pragma: no cover - compiled
         x[i], x[j] = x[j], x[i]
 
 
-@njit(cache=True)
-def random_legal(mask_row, rng):  # pragma: no cover - compiled
-    """RandomAgent.act: the legal action of rank floor(rng.random() * count)."""
+@njit(cache=True, inline="always")
+def random_legal(mask, i, rng):  # pragma: no cover - compiled
+    """RandomAgent.act in game ``i``: the legal action of rank floor(rng.random() * count)."""
     count = 0
-    for a in range(mask_row.shape[0]):
-        count += mask_row[a] != 0
+    for a in range(mask.shape[1]):
+        count += mask[i, a] != 0
     pick = int(rng.random() * count)
-    for a in range(mask_row.shape[0]):
-        if mask_row[a] != 0:
+    for a in range(mask.shape[1]):
+        if mask[i, a] != 0:
             if pick == 0:
                 return a
             pick -= 1
@@ -84,7 +84,7 @@ def first_illegal(mask, live, actions):  # pragma: no cover - compiled
     return -1
 
 
-@njit(cache=True, inline="always")
+@njit(inline="always")
 def _deal(deal, s, cfg, slots, rngs, rng_of):  # pragma: no cover - compiled
     """Game.init in each of ``slots``: the shared fields as at a deal, then the twin's deal."""
     for i in slots:
@@ -97,7 +97,7 @@ def _deal(deal, s, cfg, slots, rngs, rng_of):  # pragma: no cover - compiled
     _close(s, slots)
 
 
-@njit(cache=True)
+@njit(inline="always")
 def _close(s, slots):  # pragma: no cover - compiled
     """No legal action in a game that is over."""
     for i in slots:
@@ -106,7 +106,7 @@ def _close(s, slots):  # pragma: no cover - compiled
                 s.mask[i, a] = 0
 
 
-@njit(cache=True, inline="always")
+@njit(inline="always")
 def _play(step, s, cfg, slots, actions, rngs, rng_of):  # pragma: no cover - compiled
     """Game.apply in each game of ``slots``: the twin's rules, then the step count and cap."""
     for i in slots:
@@ -120,13 +120,19 @@ def _play(step, s, cfg, slots, actions, rngs, rng_of):  # pragma: no cover - com
     _close(s, slots)
 
 
-@njit(cache=True, inline="always")
+@njit(inline="always")
 def _choose(act, s, cfg, rows, agent, rngs, rng_of, out):  # pragma: no cover - compiled
     """out[r]: agent ``agent``'s action in game rows[r] (RANDOM: RandomAgent's draw)."""
     if agent == RANDOM:
-        for r in range(len(rows)):
-            i = rows[r]
-            out[r] = random_legal(s.mask[i], rngs[rng_of[i]])
+        mask = s.mask
+        if len(rngs) == 1:  # one generator for the batch: looked up once
+            rng = rngs[0]
+            for r in range(len(rows)):
+                out[r] = random_legal(mask, rows[r], rng)
+        else:
+            for r in range(len(rows)):
+                i = rows[r]
+                out[r] = random_legal(mask, i, rngs[rng_of[i]])
     else:
         act(s, cfg, rows, agent, rngs, rng_of, out)
     return out
@@ -176,7 +182,7 @@ def result_slots(s, cfg, payoffs, scores):  # pragma: no cover - compiled
 NEW_GAME, LEARNER_MOVE, EXTERNAL_MOVE = 0, 1, 2
 
 
-@njit(cache=True, inline="always")
+@njit(inline="always")
 def _new_games(deal, s, cfg, slots, rngs, rng_of, seat, learner_seat):  # pragma: no cover
     """SingleAgentEnv.reset's draws in each of ``slots``: the learner's seat (unless fixed),
     then the deal."""
@@ -296,7 +302,7 @@ def turn_moves(s, cfg, rows, actions, kind, rngs, rng_of,
     return -1
 
 
-@njit(cache=True, inline="always")
+@njit(inline="always")
 def _final(observe, result, s, cfg, rows, seats, encoding, final_obs, payoffs, scores,
            final_payoff, final_score):  # pragma: no cover - compiled
     """The last observation, payoff and score of each ended game of ``rows`` for its learner."""
