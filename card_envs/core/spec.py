@@ -77,6 +77,10 @@ class GameSpec:
     # For long move lists: (game, state, seat, action) -> (group, short text), e.g.
     # ("ask player_3 for", "Q♥"), so that the list is shown a group per line; None: no group.
     move_group: Callable[[Game, State, int, int], tuple[str, str] | None] | None = None
+    # For the web app (`card-envs serve`): the table as data to draw, (game, state, seat) ->
+    # dict (card_envs/core/board.py), only what that seat may see (everything for None);
+    # None: the page shows ``render``'s text.
+    board: Callable[[Game, State, int | None], dict] | None = None
     _factories: Any = field(default=None, init=False, repr=False)
 
     def __post_init__(self) -> None:
