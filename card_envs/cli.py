@@ -253,6 +253,9 @@ def cmd_replay(args: argparse.Namespace) -> int:
         return 2
     except KeyboardInterrupt:
         return 0
+    except BrokenPipeError:  # e.g. piped into head: stop quietly
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 0
 
 
 def _show(args: argparse.Namespace, rec, record) -> int:

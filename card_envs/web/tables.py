@@ -27,7 +27,7 @@ from card_envs.core.evaluation import deal_seed, play_move
 from card_envs.core.game import Game, State
 from card_envs.core.spec import GameSpec
 from card_envs.ladder import search_budgets
-from card_envs.play import game_rngs, move_label, move_text, result_text
+from card_envs.play import game_rngs, move_label, move_text, result_text, rules_page
 from card_envs.records import Record, Replay, make_record, replay
 from card_envs.registry import env_names, load_spec
 
@@ -92,10 +92,12 @@ def catalog() -> list[dict[str, Any]]:
     for env_name in env_names():
         spec = load_spec(env_name)
         game = spec.make_game()
+        rules = rules_page(spec)
         out.append({
             "env": env_name,
             "name": spec.name,
-            "title": spec.name.replace("_", " ").capitalize(),
+            "title": rules.split("\n", 1)[0].split(":")[0].strip().title() or spec.name,
+            "how_to_play": rules,
             "players": list(spec.num_players),
             "default_players": game.num_players,
             "rules_args": spec.game_args(),
@@ -210,7 +212,8 @@ class Table:
             for a in game.legal_actions(s):
                 group = spec.move_group(game, s, view, a) if spec.move_group else None
                 moves.append({"action": a, "label": move_label(spec, game, s, view, a),
-                              "group": group[0] if group else None})
+                              "group": group[0] if group else None,
+                              "short": group[1] if group else None})
         return {
             "env": spec.env_name,
             "mode": "watch" if self.watching else "play",

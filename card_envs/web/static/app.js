@@ -77,6 +77,7 @@ function fillSelect(select, items, value) {
 
 function onGameChange() {
   const game = currentGame();
+  $("rules-text").textContent = game.how_to_play;
   fillSelect($("variant"), game.variants.map((v, k) => [k, variantLabel(v)]), 0);
   onVariantChange();
 }
@@ -308,7 +309,8 @@ function drawMoves(moves) {
     const button = el("button", "move");
     button.type = "button";
     button.dataset.act = m.action;
-    button.append(el("span", "num", `${k + 1}`), el("span", "label", m.label));
+    button.append(el("span", "num", `${k + 1}`), el("span", "label", m.group ? m.short : m.label));
+    button.title = m.label;
     button.addEventListener("click", () => playMove(m.action));
     holder.append(button);
   });
@@ -438,15 +440,17 @@ async function replayGo(step) {
   const r = ui.replay;
   if (!r) return;
   const total = r.games[r.game].moves;
-  step = Math.max(0, Math.min(total, step));
+  // the step moves at once (keys pressed quickly add up); only the latest answer is shown
+  r.step = Math.max(0, Math.min(total, step));
+  const asked = (r.asked = (r.asked || 0) + 1);
   try {
-    const frame = await api("GET", `/api/replays/${r.id}/${r.game}?step=${step}&view=${r.view}`);
-    r.step = frame.step;
+    const frame = await api("GET", `/api/replays/${r.id}/${r.game}?step=${r.step}&view=${r.view}`);
+    if (asked !== r.asked) return;
     r.frame = frame;
     say("");
     showFrame(frame);
   } catch (err) {
-    say(err.message);
+    if (asked === r.asked) say(err.message);
   }
 }
 
