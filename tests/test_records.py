@@ -305,3 +305,28 @@ def test_record_and_replay_errors_are_one_line_and_exit_2(argv, says, tmp_path, 
     err = capsys.readouterr().err
     assert code == 2
     assert len(err.strip().splitlines()) == 1 and says in err, err
+
+
+def test_the_baselines_imitation_reads_records(tmp_path, capsys):
+    pytest.importorskip("sb3_contrib", reason="the baselines need the train extra")
+    import gymnasium
+    from sb3_contrib import MaskablePPO
+
+    from baselines.imitation import fit, from_records
+    from baselines.train import parse_pretrain
+
+    path = tmp_path / "expert.jsonl"
+    assert main(["evaluate", "simple_tricks", "heuristic", "random", "--games", "30",
+                 "--record", str(path)]) == 0
+    capsys.readouterr()
+    env = gymnasium.make("card_envs/SimpleTricks-v0", opponent="random")
+    data = from_records(str(path), env, gamma=0.99, agent="heuristic")
+    assert len(data["actions"]) == 300 and data["obs"].shape[1] == env.observation_space.shape[0]
+    model = MaskablePPO("MlpPolicy", env, seed=0, device="cpu")
+    assert fit(model.policy, data, epochs=20)["accuracy"] > 0.6
+    assert parse_pretrain(f"records:{path},3") == {"records": str(path), "epochs": 3}
+    with pytest.raises(ValueError, match="records:FILE"):
+        parse_pretrain("records:,x")
+    other = gymnasium.make("card_envs/SimpleTricks-v0", num_values=5)
+    with pytest.raises(ValueError, match="not the run's simple_tricks_v0"):
+        from_records(str(path), other, gamma=0.99)
