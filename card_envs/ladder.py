@@ -25,9 +25,10 @@ Ratings are OpenSkill's Plackett-Luce model (no drift: ``tau=0``) fitted by one 
 every game in a seeded random order; the interval is mu +- 1.96 sigma. Game g of a match
 between a lineup draws its deal from ``default_rng([seed, match, g, 0])`` and its agents'
 choices from ``default_rng([seed, match, g, 1])``, so a ladder run is reproducible; for
-duplicate deals the second game replays the deal with ``[..., 2]`` for the agents. The
-cost per move is the mean wall time of an agent's ``act`` on this machine (the only
-number here that a rerun does not reproduce exactly).
+duplicate deals the second game replays the deal with ``[..., 2]`` for the agents; with
+``--record FILE`` every game is written there, its seed ``[seed, match, g, 0]``
+(docs/records.md). The cost per move is the mean wall time of an agent's ``act`` on this
+machine (the only number here that a rerun does not reproduce exactly).
 """
 
 from __future__ import annotations

@@ -31,6 +31,7 @@ from typing import Any
 
 from starlette.applications import Starlette
 from starlette.concurrency import run_in_threadpool
+from starlette.datastructures import MutableHeaders
 from starlette.middleware import Middleware
 from starlette.middleware.trustedhost import TrustedHostMiddleware
 from starlette.requests import Request
@@ -59,11 +60,31 @@ def static_dir() -> str:
 
 def error(message: str, status: int = 400) -> JSONResponse:
     """A 4xx answer with its one-line reason."""
-    return JSONResponse({"error": " ".join(str(message).split())}, status, headers=HEADERS)
+    return JSONResponse({"error": " ".join(str(message).split())}, status)
 
 
 def answer(data: dict[str, Any], status: int = 200) -> JSONResponse:
-    return JSONResponse(data, status, headers=HEADERS)
+    return JSONResponse(data, status)
+
+
+class Headers:
+    """ASGI middleware that adds ``HEADERS`` to every answer (the page, its files, the API)."""
+
+    def __init__(self, app):
+        self.app = app
+
+    async def __call__(self, scope, receive, send):
+        if scope["type"] != "http":
+            return await self.app(scope, receive, send)
+
+        async def send_with_headers(message):
+            if message["type"] == "http.response.start":
+                headers = MutableHeaders(scope=message)
+                for key, value in HEADERS.items():
+                    headers.setdefault(key, value)
+            await send(message)
+
+        return await self.app(scope, receive, send_with_headers)
 
 
 async def read_body(request: Request, limit: int) -> bytes:
@@ -123,7 +144,7 @@ def create_app(max_games: int = 200, idle: float = 1800.0, max_upload: int = 4 *
         return run
 
     async def page(request: Request) -> Response:
-        return FileResponse(f"{static_dir()}/index.html", headers=HEADERS)
+        return FileResponse(f"{static_dir()}/index.html")
 
     async def games(request: Request) -> Response:
         return answer({"games": catalog()})
@@ -178,7 +199,7 @@ def create_app(max_games: int = 200, idle: float = 1800.0, max_upload: int = 4 *
     async def record(request: Request) -> Response:
         table = table_of(request)
         line = await locked(table, lambda: table.record().to_line() + "\n")
-        headers = {**HEADERS, "Content-Disposition":
+        headers = {"Content-Disposition":
                    f'attachment; filename="{table.spec.env_name}-game.jsonl"'}
         return Response(line, media_type="application/x-ndjson", headers=headers)
 
@@ -218,7 +239,7 @@ def create_app(max_games: int = 200, idle: float = 1800.0, max_upload: int = 4 *
         Route("/api/replays/{id}/{game:int}", handled(frame)),
         Mount("/static", StaticFiles(directory=static_dir()), name="static"),
     ]
-    middleware = []
+    middleware = [Middleware(Headers)]
     if allowed_hosts:
         middleware.append(Middleware(TrustedHostMiddleware, allowed_hosts=allowed_hosts))
     app = Starlette(routes=routes, middleware=middleware)
