@@ -1,7 +1,8 @@
 """The web app in a real browser: a server on 127.0.0.1 and the system's headless Chromium.
 
 Used by tests/test_web_browser.py, and run as a script it takes the screenshots of the docs
-(docs/img/web_<game>.png, a table of each game part way through, and one phone-sized page)::
+(docs/img/web_<game>.png, a table of each game part way through; a phone-sized page; the
+Replay tab)::
 
     python -m tests.browser --screenshots docs/img
 
@@ -144,7 +145,31 @@ def take_screenshots(folder: Path) -> list[Path]:
         path = folder / "web_phone.png"
         page.screenshot(path=str(path), full_page=True)
         written.append(path)
+        written.append(replay_screenshot(chrome, url, folder / "web_replay.png"))
     return written
+
+
+def replay_screenshot(chrome, url: str, path: Path) -> Path:
+    """The Replay tab half way through a recorded Palace game, every hand open."""
+    import tempfile
+
+    from card_envs.cli import main as cli
+
+    with tempfile.TemporaryDirectory() as tmp:
+        records = Path(tmp) / "palace.jsonl"
+        with contextlib.redirect_stdout(None):
+            cli(["evaluate", "palace", "heuristic", "lowest_first", "--games", "1",
+                 "--record", str(records)])
+        page = open_page(chrome, url)
+        page.click("#tab-replay")
+        page.set_input_files("#replay-file", str(records))
+        page.wait_for_selector("#replay-step:has-text('step 0 of')")
+        total = int(page.locator("#replay-step").text_content().split()[-1])
+        page.fill("#replay-slider", str(total // 2))
+        page.wait_for_selector(f"#replay-step:has-text('step {total // 2} of')")
+        page.screenshot(path=str(path), full_page=True)
+        page.close()
+    return path
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -264,8 +264,8 @@ function showTable(data) {
   $("table-area").hidden = false;
   $("replay-controls").hidden = true;
   const view = data.view;
-  // the person's seat stays at the bottom with every hand open; one player is always there
-  const anchor = view ?? data.seat ?? (data.players === 1 ? 0 : null);
+  // the person's seat stays at the bottom with every hand open (a watcher sits at seat 0)
+  const anchor = view ?? data.seat ?? 0;
   drawBoard(data.board, data.names, anchor, data.text);
   if (!data.board) $("status").textContent = "";
   $("notes").textContent = data.notes.join("; ");
@@ -459,7 +459,7 @@ function showFrame(f) {
   $("watch-controls").hidden = true;
   $("moves-area").hidden = true;
   $("replay-controls").hidden = false;
-  drawBoard(f.board, f.names, f.view ?? (f.players === 1 ? 0 : null), f.text);
+  drawBoard(f.board, f.names, f.view ?? 0, f.text);
   $("notes").textContent = "";
   $("replay-slider").max = f.steps;
   $("replay-slider").value = f.step;
