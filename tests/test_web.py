@@ -66,8 +66,16 @@ def test_the_catalog_offers_every_game_and_never_a_model_path(client):
         spec = load_spec(g["env"])
         assert g["agents"] == offered_agents(spec) and "best" in g["agents"]
         assert not any(a.startswith("model") for a in g["agents"])
-        assert g["variants"] == [dict(v) for v in spec.variants]
+        assert [v["rules"] for v in g["variants"]] == [dict(v) for v in spec.variants]
+        for v in g["variants"]:  # every count offered makes a game; the default is one of them
+            assert v["default_players"] in v["players"]
+            for n in v["players"]:
+                rules = {**v["rules"], "num_players": n} if len(v["players"]) > 1 else v["rules"]
+                assert spec.make_game(**rules).num_players == n
         assert g["how_to_play"].strip()
+    literature = next(g for g in games if g["name"] == "literature")
+    original = next(v for v in literature["variants"] if v["rules"] == {"rules": "original"})
+    assert original["players"] == [4], "Literature's original rules are for 4 players only"
 
 
 @pytest.mark.parametrize("name", ENV_NAMES)

@@ -87,25 +87,40 @@ def build_agent(spec: GameSpec, game: Game, name: str) -> tuple[Agent, str, str]
 
 # --- the catalog of games ------------------------------------------------------------------
 def catalog() -> list[dict[str, Any]]:
-    """Every game the page offers: its name, player counts, rules variants and agents."""
+    """Every game the page offers: its name, rules variants (each with the player counts it
+    allows), agents and rules page."""
     out = []
     for env_name in env_names():
         spec = load_spec(env_name)
-        game = spec.make_game()
         rules = rules_page(spec)
         out.append({
             "env": env_name,
             "name": spec.name,
             "title": rules.split("\n", 1)[0].split(":")[0].strip().title() or spec.name,
             "how_to_play": rules,
-            "players": list(spec.num_players),
-            "default_players": game.num_players,
-            "rules_args": spec.game_args(),
-            "variants": [dict(v) for v in spec.variants],
+            "variants": [variant_entry(spec, v) for v in spec.variants],
             "agents": offered_agents(spec),
             "default_agent": spec.strongest_agent,
         })
     return out
+
+
+def variant_entry(spec: GameSpec, variant: dict[str, Any]) -> dict[str, Any]:
+    """A rules variant as the page offers it: its arguments, the player counts it allows (a
+    variant may fix them, e.g. Literature's original rules: 4) and its default count."""
+    counts = [spec.make_game(**variant).num_players]
+    if "num_players" in spec.game_args() and "num_players" not in variant:
+        counts = [n for n in spec.num_players if _allows(spec, {**variant, "num_players": n})]
+    return {"rules": dict(variant), "players": counts,
+            "default_players": spec.make_game(**variant).num_players}
+
+
+def _allows(spec: GameSpec, rules: dict[str, Any]) -> bool:
+    try:
+        spec.make_game(**rules)
+    except ValueError:
+        return False
+    return True
 
 
 def check_rules(spec: GameSpec, rules: Any) -> Game:

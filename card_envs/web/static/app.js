@@ -51,16 +51,18 @@ function currentGame() {
 }
 
 function variantLabel(v) {
-  const keys = Object.keys(v);
-  return keys.length ? keys.map((k) => `${k}=${v[k]}`).join(", ") : "standard";
+  const keys = Object.keys(v.rules);
+  return keys.length ? keys.map((k) => `${k}=${v.rules[k]}`).join(", ") : "standard";
+}
+
+function currentVariant() {
+  return currentGame().variants[Number($("variant").value) || 0];
 }
 
 function chosenRules() {
-  const game = currentGame();
-  const rules = { ...game.variants[Number($("variant").value) || 0] };
-  if (game.players.length > 1 && game.rules_args.includes("num_players")) {
-    rules.num_players = Number($("players").value);
-  }
+  const variant = currentVariant();
+  const rules = { ...variant.rules };
+  if (variant.players.length > 1) rules.num_players = Number($("players").value);
   return rules;
 }
 
@@ -83,12 +85,9 @@ function onGameChange() {
 }
 
 function onVariantChange() {
-  const game = currentGame();
-  const variant = game.variants[Number($("variant").value) || 0];
-  const players = variant.num_players || game.default_players;
-  const counts = variant.num_players ? [variant.num_players] : game.players;
-  fillSelect($("players"), counts.map((n) => [n, String(n)]), players);
-  $("players").disabled = counts.length < 2;
+  const variant = currentVariant();
+  fillSelect($("players"), variant.players.map((n) => [n, String(n)]), variant.default_players);
+  $("players").disabled = variant.players.length < 2;
   onPlayersChange();
 }
 
