@@ -330,3 +330,17 @@ def test_the_baselines_imitation_reads_records(tmp_path, capsys):
     other = gymnasium.make("card_envs/SimpleTricks-v0", num_values=5)
     with pytest.raises(ValueError, match="not the run's simple_tricks_v0"):
         from_records(str(path), other, gamma=0.99)
+
+
+def test_the_example_record_of_the_docs_is_what_its_command_writes(tmp_path, capsys):
+    from pathlib import Path
+
+    page = (Path(__file__).resolve().parents[1] / "docs" / "records.md").read_text()
+    example = next(line for line in page.splitlines() if line.startswith('{"format":'))
+    path = tmp_path / "one.jsonl"
+    assert main(["evaluate", "simple_tricks", "heuristic", "random", "--games", "1", "--set",
+                 "num_values=3", "--record", str(path)]) == 0
+    capsys.readouterr()
+    written = json.loads(path.read_text())
+    assert json.loads(example) == {**written, "card_envs": json.loads(example)["card_envs"]}
+    replay(parse_record(example))
