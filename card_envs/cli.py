@@ -141,7 +141,7 @@ def cmd_evaluate(args: argparse.Namespace) -> int:
             )
     print(result.summary())
     if records is not None:
-        print(f"{records.count} games recorded in {args.record}")
+        print(records.summary())
     return 0
 
 

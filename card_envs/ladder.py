@@ -676,7 +676,7 @@ def main(args: argparse.Namespace, game_args: dict[str, Any]) -> int:
     finally:
         if records is not None:
             records.close()
-            print(f"{records.count} games recorded in {args.record}")
+            print(records.summary())
     return 0
 
 

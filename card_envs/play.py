@@ -547,8 +547,7 @@ def run(
                 writer.write(make_record(spec, game, deal_seed(seed, g), seats, actions, state,
                                          f"play game {g}, stopped"))
             writer.close()
-            out.write(f"{writer.count} game{'s' if writer.count != 1 else ''} recorded in "
-                      f"{record}\n")
+            out.write(writer.summary() + "\n")
     return 0
 
 

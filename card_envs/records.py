@@ -209,6 +209,10 @@ class RecordWriter:
     def close(self) -> None:
         self._file.close()
 
+    def summary(self) -> str:
+        """``3 games recorded in FILE``."""
+        return f"{self.count} game{'' if self.count == 1 else 's'} recorded in {self.path}"
+
     def __enter__(self) -> RecordWriter:
         return self
 
