@@ -137,7 +137,13 @@ def parse_shaping(text: str) -> dict[str, Any] | None:
 
 
 def parse_pretrain(text: str) -> dict[str, Any]:
-    """``"heuristic,20000,10"`` -> {agent: heuristic, decisions: 20000, epochs: 10}."""
+    """``"heuristic,20000,10"`` -> {agent: heuristic, decisions: 20000, epochs: 10};
+    ``"records:FILE,10"`` -> {records: FILE, epochs: 10} (recorded games, docs/records.md)."""
+    if text.startswith("records:"):
+        path, _, epochs = text[len("records:"):].partition(",")
+        if not path or (epochs and not epochs.isdigit()):
+            raise ValueError(f"--pretrain takes records:FILE[,EPOCHS], got {text!r}")
+        return {"records": path, **({"epochs": int(epochs)} if epochs else {})}
     parts = text.split(",")
     if len(parts) not in (2, 3) or not all(x.isdigit() for x in parts[1:]):
         raise ValueError(f"--pretrain takes AGENT,DECISIONS[,EPOCHS], got {text!r}")
@@ -235,17 +241,22 @@ class Trainer:
 
     def _imitate(self, model) -> None:
         """Fit the fresh policy to the ``pretrain`` agent's play (baselines/imitation.py)."""
-        from baselines.imitation import collect, fit
+        from baselines.imitation import collect, fit, from_records
 
         pre, cfg = self.cfg["pretrain"], self.cfg
         started = time.time()
         self.learner.policy = model.policy  # teammates of the imitator are the learner
-        data = collect(self.env.envs[0], pre["agent"], pre["decisions"],
-                       cfg["hyperparams"].get("gamma", 0.99), seed=cfg["seed"] + 1)
+        gamma = cfg["hyperparams"].get("gamma", 0.99)
+        if pre.get("records"):
+            data = from_records(pre["records"], self.env.envs[0], gamma, pre.get("agent"))
+        else:
+            data = collect(self.env.envs[0], pre["agent"], pre["decisions"], gamma,
+                           seed=cfg["seed"] + 1)
         stats = fit(model.policy, data, pre.get("epochs", 10), seed=cfg["seed"])
-        stats.update(agent=pre["agent"], seconds=round(time.time() - started, 1))
+        stats.update(agent=pre.get("agent") or pre["records"],
+                     seconds=round(time.time() - started, 1))
         write_json(self.run.path / "pretrain.json", stats)
-        print(f"[{cfg['setting']} {cfg['algo']} seed {cfg['seed']}] imitated {pre['agent']} on "
+        print(f"[{cfg['setting']} {cfg['algo']} seed {cfg['seed']}] imitated {stats['agent']} on "
               f"{stats['decisions']:,} decisions: it agrees on {stats['accuracy']:.1%} of them "
               f"({stats['seconds']:.0f} s)", flush=True)
 
@@ -591,8 +602,9 @@ def parser() -> argparse.ArgumentParser:
                    help="add K x the game's result to an episode's last reward (default: the "
                         "setting's result_bonus)")
     p.add_argument("--pretrain", metavar="AGENT,DECISIONS[,EPOCHS]",
-                   help="MaskablePPO: first imitate AGENT on DECISIONS decisions "
-                        "(baselines/imitation.py; default: the setting's pretrain)")
+                   help="MaskablePPO: first imitate AGENT on DECISIONS decisions, or the "
+                        "games of records:FILE[,EPOCHS] (baselines/imitation.py; default: the "
+                        "setting's pretrain)")
     p.add_argument("--init-from", dest="init_from", metavar="MODEL.zip",
                    help="start from this model's weights (same algorithm and network) instead "
                         "of a fresh or imitating policy")

@@ -152,8 +152,9 @@ def main(argv: list[str] | None = None) -> int:
     for name in games:
         raw_env = load_spec(name).factories()[1]
         opponent = load_spec(name).default_opponent
+        rules = rules_of(name)
         jobs.append((f"{name} raw_env()",
-                     lambda r=raw_env, k=rules_of(name): time_aec(lambda: r(**k), secs)))
+                     lambda r=raw_env, k=rules: time_aec(lambda: r(**k), secs)))
         for b in SIZES:
             jobs.append((f"{name} core B={b}", lambda n=name, b=b: time_core(n, b, secs)))
             jobs.append((f"{name} VectorEnv B={b}",

@@ -251,3 +251,21 @@ def test_gym_view_plays_whole_games_against_its_rule_agent():
                 obs, reward, term, trunc, info = env.step(int(rng.choice(np.flatnonzero(mask))))
                 done = term or trunc
             assert reward == info["payoff"]
+
+
+def test_records_and_the_web_app_take_it(tmp_path, capsys):
+    from card_envs.cli import main
+    from card_envs.records import read_records, replay
+
+    path = tmp_path / "high_card.jsonl"
+    assert main(["evaluate", NAME, "cheapest_win", "random", "--games", "4", "--record",
+                 str(path)]) == 0
+    assert main(["replay", str(path)]) == 0
+    assert "4 games (high_card_v0; 4 finished) replayed exactly" in capsys.readouterr().out
+    assert all(replay(r).final.done for r in read_records(path))
+    pytest.importorskip("starlette")
+    from card_envs.web.tables import new_table
+
+    table = new_table(NAME, {}, 0, "cheapest_win")  # a game without a board: its text
+    view = table.view(0)
+    assert view["board"] is None and "High card" in view["text"] and view["moves"]

@@ -20,9 +20,10 @@ those names bound to its kernels (each copy with its own on-disk cache, so that 
 compiled loops never depend on another's being imported); the helpers they share take the
 kernels and the state as arguments and are inlined, uncached. (A cached function shared by the
 twins would keep every game's kernels and state types in one cache index, which fails to load
-or save once one of those games is not importable.) The loops serve the functional core (deal, step with the step count and cap,
-observe, act) and the Gymnasium view's whole turn (the learner's move, the other seats' moves
-up to the learner's next decision, the ended games' results and new deals), each in one call.
+or save once one of those games is not importable.) The loops serve the functional core (deal,
+step with the step count and cap, observe, act) and the Gymnasium view's whole turn (the
+learner's move, the other seats' moves up to the learner's next decision, the ended games'
+results and new deals), each in one call.
 Kernels take the state ``s`` (the twin's NamedTuple of arrays) and its constants
 ``cfg`` (a NamedTuple with ``num_players`` and ``max_steps``) once per call and loop inside:
 a call that passes arrays counts a reference to each (some 10 ns an array), too much per game.
