@@ -360,19 +360,22 @@ class BatchedGame:
             self._slots.setflags(write=False)
         return self._slots
 
-    def act(self, state: BatchedState, agent: str, rows: Any = None) -> np.ndarray:
+    def act(self, state: BatchedState, agent: str, rows: Any = None,
+            generators: Any = None) -> np.ndarray:
         """(len(rows),) int64: batched agent ``agent``'s action for the seat to act in each
         game of ``rows`` (default: all; games that are over must not be among them). Agents
-        that draw (``random``) draw from each game's generator, as the scalar agents would."""
+        that draw (``random``) draw from each game's generator, as an agent in the Gymnasium
+        view's play loop does, or from ``generators`` (from ``make_generators``, one per
+        game: evaluation's agents' generators)."""
         b = state.num_envs
         index = self.agent_index(agent)
         rows = np.flatnonzero(~state.done) if rows is None else slot_indices("rows", rows, b)
         over = np.flatnonzero(state.done[rows])
         if len(over):
             raise ValueError(f"rows: the game in slot {rows[over[0]]} is over; no one acts")
+        rngs, rng_of = (state.rngs, state.rng_of) if generators is None else generators
         out = np.empty(len(rows), np.int64)
-        return self.loops.act_slots(state.arrays, self.cfg, rows, index, state.rngs,
-                                    state.rng_of, out)
+        return self.loops.act_slots(state.arrays, self.cfg, rows, index, rngs, rng_of, out)
 
     def autoreset(self, state: BatchedState) -> np.ndarray:
         """Deal a new game in every slot whose game is over, in place; the slots."""

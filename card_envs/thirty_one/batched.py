@@ -120,13 +120,15 @@ def config(game: ThirtyOne) -> Config:
 def allocate(game: ThirtyOne, cfg: Config, b: int) -> Arrays:
     n = game.num_players
 
-    def ints(*shape, fill=0):
-        return np.full((b, *shape), fill, np.int64)
+    def ints(*shape, fill=0, dtype=np.int64):
+        return np.full((b, *shape), fill, dtype)
 
+    # cards as int8 (0..51, -1: none): a match's piles and hands in a few hundred bytes
     return Arrays(
         ints(), np.zeros(b, bool), np.zeros(b, bool), np.zeros((b, n)), ints(),
-        np.zeros((b, game.num_actions), np.int8), ints(n), ints(n, HAND_SIZE, fill=-1),
-        ints(n, HAND_SIZE, fill=-1), ints(C), ints(), ints(C), ints(),
+        np.zeros((b, game.num_actions), np.int8), ints(n),
+        ints(n, HAND_SIZE, fill=-1, dtype=np.int8), ints(n, HAND_SIZE, fill=-1, dtype=np.int8),
+        ints(C, dtype=np.int8), ints(), ints(C, dtype=np.int8), ints(),
         np.zeros((b, C), np.float32), ints(NUM_SUITS), ints(), ints(fill=-1),
         np.zeros(b, bool), ints(), ints(fill=-1), np.zeros(b, bool), ints(), ints(),
         ints(fill=-1), np.zeros((b, n)), np.zeros(b, bool),
