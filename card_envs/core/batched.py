@@ -27,6 +27,7 @@ This module imports numba only when an engine is built (``import card_envs`` nev
 
 from __future__ import annotations
 
+import collections
 import copy
 import importlib
 import importlib.util
@@ -43,6 +44,20 @@ if TYPE_CHECKING:
 
 # Shared fields every twin's arrays begin with (see BatchedState).
 SHARED_FIELDS = ("current_player", "terminated", "truncated", "rewards", "steps", "mask")
+
+
+def twin_arrays(module: str, fields: str) -> type:
+    """The NamedTuple class ``Arrays`` of a twin's state in ``module``: the SHARED_FIELDS,
+    then ``fields`` (names separated by spaces), each an array with a leading batch axis."""
+    return collections.namedtuple("Arrays", [*SHARED_FIELDS, *fields.split()], module=module)
+
+
+def shared_arrays(num_envs: int, num_players: int, num_actions: int) -> tuple:
+    """Zeroed arrays of the SHARED_FIELDS for B games (the first fields of ``Arrays``)."""
+    b = num_envs
+    return (np.zeros(b, np.int64), np.zeros(b, bool), np.zeros(b, bool),
+            np.zeros((b, num_players)), np.zeros(b, np.int64),
+            np.zeros((b, num_actions), np.int8))
 
 
 def numba_available() -> bool:
