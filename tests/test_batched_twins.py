@@ -222,3 +222,17 @@ def test_100k_random_games_match_the_scalar_game(name, config):
     differential(name, config, games, batch=1000, seed=3)
     for agent in load_spec(name).make_batched(**config).agents[1:]:
         differential(name, config, games // 10, batch=1000, agent=agent, seed=4)
+
+
+def test_the_compiled_shuffle_draws_as_numpy_does():
+    from card_envs.core.batched_loops import shuffle
+
+    for seed in range(20):
+        ours, numpys = np.random.default_rng(seed), np.random.default_rng(seed)
+        for n in (1, 2, 5, 13, 52, 98, 300):
+            cards = np.arange(n, dtype=np.int8 if n < 128 else np.int64) * 1
+            shuffle(ours, cards)
+            expected = list(range(n))
+            numpys.shuffle(expected)
+            assert cards.tolist() == expected, (seed, n)
+        assert ours.random() == numpys.random()  # and the generators go on alike
