@@ -82,6 +82,7 @@ SPEC = GameSpec(
     num_players=(2, 3, 4, 5),
     variants=({}, {"num_players": 2}, {"num_players": 4, "reward": "original"},
               {"num_players": 5}, {"swap_phase": True}),
+    batched="card_envs.palace.batched",
 )
 
 env, raw_env, gym_env = SPEC.factories()
