@@ -102,317 +102,370 @@ class Config(NamedTuple):
     num_actions: int
     swap_phase: bool
     shaped: bool  # reward="original": the source's step rewards
-    # where the facts are (FactIndex)
-    pile: int
-    pile_size: int
-    top: int
-    run: int
-    out_cards: int
-    draw: int
-    swapping: int
-    history: int
-    rows: int
-    hands: int
-    size: int
-    # the default encoder's gather positions per (observer, head) and tables per observer
+    samples: int  # the heuristic's imagined deals per decision
+    rollout_cap: int  # and the most moves of one rollout
+    # the default encoder's facts positions per (observer, head), its numbers per observer
+    # (entry j's number is tables[q, base[j] + fact]) and base
     gather: np.ndarray
     tables: np.ndarray
     base: np.ndarray
-    # the heuristic's search
-    samples: int
-    rollout_cap: int
+
+
+# Where the facts are (FactIndex), from the pile's place, 29 * n, on; config() checks them.
+PILE_SIZE_AT, TOP_AT, RUN_AT, OUT_CARDS_AT = 13, 14, 15, 16
+DRAW_AT, SWAPPING_AT, HISTORY_AT = 29, 30, 31
 
 
 def config(game: Palace) -> Config:
     ix = game.index
+    n = game.num_players
+    at = (ix.pile, ix.pile_size, ix.top, ix.run, ix.out_cards, ix.draw, ix.swapping, ix.history,
+          ix.row_width, ix.hands, ix.size)
+    mine = (_pile(n), _pile(n) + PILE_SIZE_AT, _pile(n) + TOP_AT, _pile(n) + RUN_AT,
+            _pile(n) + OUT_CARDS_AT, _pile(n) + DRAW_AT, _pile(n) + SWAPPING_AT, _history(n),
+            ROW_WIDTH, _hands(n), _hands(n) + NUM_RANKS * n)
+    if at != mine:
+        raise AssertionError(f"the twin's facts layout {mine} is not FactIndex's {at}")
     encoder = DefaultEncoder(game)
     gather = np.array([[g for g in per_head] for per_head in encoder._gather], np.int64)
     tables = np.stack(encoder._tables).astype(np.float32)
-    return Config(
-        game.num_players, game.max_steps, game.num_actions, game.swap_phase, game.shaped,
-        ix.pile, ix.pile_size, ix.top, ix.run, ix.out_cards, ix.draw, ix.swapping, ix.history,
-        ix.history_rows, ix.hands, ix.size, gather, tables, encoder._base.astype(np.int64),
-        HeuristicAgent.samples, HeuristicAgent.rollout_cap,
-    )
+    return Config(n, game.max_steps, game.num_actions, game.swap_phase, game.shaped,
+                  HeuristicAgent.samples, HeuristicAgent.rollout_cap, gather, tables,
+                  encoder._base.astype(np.int64))
 
 
 def allocate(game: Palace, cfg: Config, b: int) -> Arrays:
-    return _allocate(cfg, b)
+    return _allocate(cfg.num_players, cfg.num_actions, b)
 
 
 @njit(cache=True)
-def _allocate(cfg, b):  # pragma: no cover - compiled
+def _allocate(n, num_actions, b):  # pragma: no cover - compiled
     """Zeroed arrays of ``b`` games (the state, and the heuristic's scratch worlds)."""
-    n = cfg.num_players
     return Arrays(
         np.zeros(b, np.int64), np.zeros(b, np.bool_), np.zeros(b, np.bool_),
-        np.zeros((b, n)), np.zeros(b, np.int64), np.zeros((b, cfg.num_actions), np.int8),
-        np.zeros((b, cfg.size), np.int8), np.zeros((b, n), np.int64),
+        np.zeros((b, n)), np.zeros(b, np.int64), np.zeros((b, num_actions), np.int8),
+        np.zeros((b, _hands(n) + NUM_RANKS * n), np.int8), np.zeros((b, n), np.int64),
         np.zeros((b, n, DEAL_EACH), np.int64), np.zeros((b, DECK_SIZE), np.int64),
         np.zeros((b, n), np.int64), np.zeros(b, np.int64), np.full(b, -1, np.int64),
         np.zeros(b, np.int64),
     )
 
 
-# --- the rules of one game (inlined into the kernels) --------------------------------------------
+# --- where the facts are ----------------------------------------------------------------------
+# Kernels read their arrays once (s.facts, ...) and pass helpers one or two of them with
+# scalars: numba counts a reference to every array handed to an inlined helper, some 10-20 ns
+# each, which per game and move would cost more than the rules.
 @njit(cache=True, inline="always")
-def _hand(cfg, p):  # pragma: no cover - compiled
+def _pile(n):  # pragma: no cover - compiled
+    return SEAT_WIDTH * n
+
+
+@njit(cache=True, inline="always")
+def _history(n):  # pragma: no cover - compiled
+    return SEAT_WIDTH * n + HISTORY_AT
+
+
+@njit(cache=True, inline="always")
+def _hands(n):  # pragma: no cover - compiled
+    return SEAT_WIDTH * n + HISTORY_AT + (n + 1) * ROW_WIDTH
+
+
+@njit(cache=True, inline="always")
+def _hand(n, p):  # pragma: no cover - compiled
     """Where seat p's hand (per rank) starts in the facts."""
-    return cfg.hands + NUM_RANKS * p
+    return _hands(n) + NUM_RANKS * p
 
 
-@njit(cache=True, inline="always")
-def _clear_pile(f, cfg, i):  # pragma: no cover - compiled
-    for r in range(NUM_RANKS):
-        f[i, cfg.pile + r] = 0
-    f[i, cfg.pile_size] = 0
-    f[i, cfg.top] = 0
-    f[i, cfg.run] = 0
+# --- the rules of one game ---------------------------------------------------------------------
+@njit(cache=True)
+def _clear_pile(f, i, n):  # pragma: no cover - compiled
+    pile = _pile(n)
+    for r in range(NUM_RANKS + RUN_AT - PILE_SIZE_AT + 1):  # counts, size, top, run
+        f[i, pile + r] = 0
 
 
-@njit(cache=True, inline="always")
-def _burn(f, cfg, i):  # pragma: no cover - compiled
+@njit(cache=True)
+def _burn(f, i, n):  # pragma: no cover - compiled
     """The whole pile leaves the game."""
+    pile = _pile(n)
     for r in range(NUM_RANKS):
-        f[i, cfg.out_cards + r] += f[i, cfg.pile + r]
-    _clear_pile(f, cfg, i)
+        f[i, pile + OUT_CARDS_AT + r] += f[i, pile + r]
+    _clear_pile(f, i, n)
 
 
-@njit(cache=True, inline="always")
-def _place(f, cfg, i, rank, count):  # pragma: no cover - compiled
+@njit(cache=True)
+def _place(f, i, n, rank, count):  # pragma: no cover - compiled
     """Palace._place: ``count`` cards of ``rank`` on the pile; a 10 or a fourth in a row burns
     it (returns whether it burned)."""
+    pile = _pile(n)
     if rank == TEN:
-        f[i, cfg.out_cards + TEN] += count
-        _burn(f, cfg, i)
+        f[i, pile + OUT_CARDS_AT + TEN] += count
+        _burn(f, i, n)
         return True
-    f[i, cfg.pile + rank] += count
-    f[i, cfg.pile_size] += count
-    if rank == f[i, cfg.top] - 1:
-        run = f[i, cfg.run] + count
+    f[i, pile + rank] += count
+    f[i, pile + PILE_SIZE_AT] += count
+    if rank == f[i, pile + TOP_AT] - 1:
+        run = f[i, pile + RUN_AT] + count
     else:
-        f[i, cfg.top] = rank + 1
+        f[i, pile + TOP_AT] = rank + 1
         run = count
-    f[i, cfg.run] = run
+    f[i, pile + RUN_AT] = run
     if run >= BURN_RUN:
-        _burn(f, cfg, i)
+        _burn(f, i, n)
         return True
     return False
 
 
-@njit(cache=True, inline="always")
-def _take_into_hand(f, cfg, i, p, count):  # pragma: no cover - compiled
-    """The pile (counted, ``count`` cards) into p's hand in full view of everyone."""
-    hand, known = _hand(cfg, p), p * SEAT_WIDTH + KNOWN_AT
+@njit(cache=True)
+def _take_into_hand(f, i, n, p, count):  # pragma: no cover - compiled
+    """The pile (per rank, ``count`` cards) into p's hand in full view of everyone."""
+    pile, hand, known = _pile(n), _hand(n, p), p * SEAT_WIDTH + KNOWN_AT
     for r in range(NUM_RANKS):
-        c = f[i, cfg.pile + r]
+        c = f[i, pile + r]
         f[i, hand + r] += c
         f[i, known + r] += c
     f[i, p * SEAT_WIDTH + HAND_SIZE_AT] += count
-    _clear_pile(f, cfg, i)
+    _clear_pile(f, i, n)
 
 
-@njit(cache=True, inline="always")
-def _pickup_penalty(f, cfg, i, total):  # pragma: no cover - compiled
-    """rules._pickup_penalty of the pile (already without its top 3s)."""
+@njit(cache=True)
+def _pickup_penalty(f, i, n, total):  # pragma: no cover - compiled
+    """rules._pickup_penalty of the pile (already without its top 3s), ``total`` cards."""
     if total == 0:
         return 0.0
-    weighed = total - f[i, cfg.pile + THREE] - f[i, cfg.pile + SEVEN]
+    pile = _pile(n)
+    weighed = total - f[i, pile + THREE] - f[i, pile + SEVEN]
     if weighed == 0:
         return 0.5
     dot = 0.0
     for r in range(NUM_RANKS):
-        dot += _PICKUP_WEIGHT[r] * f[i, cfg.pile + r]
+        dot += _PICKUP_WEIGHT[r] * f[i, pile + r]
     return total / NUM_RANKS * dot / weighed
 
 
-@njit(cache=True, inline="always")
-def _result_payoffs(s, cfg, i, capped, pay, row):  # pragma: no cover - compiled
+@njit(cache=True)
+def _result_payoffs(f, face_up_size, i, n, loser, capped, pay, row):  # pragma: no cover
     """Palace._result_payoffs into pay[row]: the loser -1, the others 1/(n-1); at the cap the
-    players holding the most cards share the loss."""
-    n = cfg.num_players
-    f = s.facts
+    players still holding the most cards (hand, face-up, face-down) share the loss."""
     for q in range(n):
         pay[row, q] = 1.0 / (n - 1)
     if not capped:
-        pay[row, s.loser[i]] = -1.0
+        pay[row, loser] = -1.0
         return
     most, k = -1, 0
     for q in range(n):
-        if f[i, q * SEAT_WIDTH + OUT_AT] == 0:
-            held = _held(s, i, q)
+        at = q * SEAT_WIDTH
+        if f[i, at + OUT_AT] == 0:
+            held = f[i, at + HAND_SIZE_AT] + face_up_size[i, q] + f[i, at + FACE_DOWN_AT]
             if held > most:
                 most, k = held, 1
             elif held == most:
                 k += 1
     share = -1.0 / k + (1.0 - 1.0 / k) / (n - 1)
     for q in range(n):
-        if f[i, q * SEAT_WIDTH + OUT_AT] == 0 and _held(s, i, q) == most:
+        at = q * SEAT_WIDTH
+        held = f[i, at + HAND_SIZE_AT] + face_up_size[i, q] + f[i, at + FACE_DOWN_AT]
+        if f[i, at + OUT_AT] == 0 and held == most:
             pay[row, q] = share
 
 
-@njit(cache=True, inline="always")
-def _held(s, i, q):  # pragma: no cover - compiled
-    """Cards seat q holds: hand, face-up and face-down."""
-    at = q * SEAT_WIDTH
-    return (np.int64(s.facts[i, at + HAND_SIZE_AT]) + s.face_up_size[i, q]
-            + s.facts[i, at + FACE_DOWN_AT])
+@njit(cache=True)
+def _stalemate(f, i, n, rewards):  # pragma: no cover - compiled
+    """The source's penalty at the step cap for everyone still holding cards (shaped)."""
+    for q in range(n):
+        if f[i, q * SEAT_WIDTH + OUT_AT] == 0:
+            rewards[i, q] -= 10.0
 
 
-@njit(cache=True, inline="always")
-def _swap(s, cfg, i, action):  # pragma: no cover - compiled
-    """Palace._swap: exchange a hand card for a face-up card, or end this seat's swapping."""
-    f = s.facts
-    p = s.current_player[i]
-    if action == SWAP_DONE:
-        if p + 1 < cfg.num_players:
-            s.current_player[i] = p + 1
-        else:
-            f[i, cfg.swapping] = 0
-            s.current_player[i] = 0
-        return
-    given, taken = divmod(action - SWAP_BASE, NUM_RANKS)
-    hand, seat = _hand(cfg, p), p * SEAT_WIDTH
-    f[i, hand + given] -= 1
-    f[i, hand + taken] += 1
-    f[i, seat + FACE_UP_AT + taken] -= 1
-    f[i, seat + FACE_UP_AT + given] += 1
-    f[i, seat + KNOWN_AT + taken] += 1  # everyone saw the face-up card go into the hand
-    f[i, seat + KNOWN_AT + given] = max(0, f[i, seat + KNOWN_AT + given] - 1)
+@njit(cache=True)
+def _lowest_first(f, face_up_size, i, n, p):  # pragma: no cover - compiled
+    """lowest_first_action for seat p: every copy of the first playable hand rank in
+    SPEND_ORDER, else the first playable face-up rank, else blind; else pick up (what its
+    legal mask allows)."""
+    seat, hand = p * SEAT_WIDTH, _hand(n, p)
+    top = f[i, _pile(n) + TOP_AT]  # rank + 1
+    if f[i, seat + HAND_SIZE_AT]:
+        for rank in _SPEND_ORDER:
+            held = f[i, hand + rank]
+            if held and _PLAYABLE[top, rank]:
+                return NUM_RANKS * (held - 1) + rank
+        return PICK_UP
+    if face_up_size[i, p]:
+        for rank in _SPEND_ORDER:
+            if f[i, seat + FACE_UP_AT + rank] and _PLAYABLE[top, rank]:
+                return FACE_UP_BASE + rank
+        return PICK_UP
+    return BLIND
 
 
-@njit(cache=True, inline="always")
-def _apply(s, cfg, i, action, rng):  # pragma: no cover - compiled
-    """Palace._apply in game i: the play, its history row, the refill, going out, the next
-    seat, and the step's rewards in s.rewards[i] (zeroed before)."""
+@njit(cache=True)
+def _play(s, cfg, slots, actions, rngs, rng_of, me, cap):  # pragma: no cover - compiled
+    """Palace._apply of actions[r] in each game slots[r]: the play, its history row, the
+    refill, going out, the next seat and the step's rewards (s.rewards, zeroed before).
+
+    A rollout (``me`` >= 0; HeuristicAgent._rollout in the one game of ``slots``): the game
+    then goes on with lowest_first for every seat, each move counted as Game.apply counts it,
+    until seat ``me`` is out (returns 1.0), the game ends (-1.0; 0.0 at the step cap) or
+    ``cap`` more moves were made (0.0)."""
     n = cfg.num_players
-    f = s.facts
-    if action >= SWAP_BASE:
-        _swap(s, cfg, i, action)
-        if s.steps[i] + 1 >= cfg.max_steps:
-            _result_payoffs(s, cfg, i, True, s.rewards, i)
-            if cfg.shaped:
-                s.rewards[i, s.current_player[i]] += 0.0
-                for q in range(n):
-                    if f[i, q * SEAT_WIDTH + OUT_AT] == 0:
-                        s.rewards[i, q] -= 10.0
-        return
-    p = s.current_player[i]
-    seat, hand = p * SEAT_WIDTH, _hand(cfg, p)
-    top = f[i, cfg.top] - 1
-    if action < FACE_UP_BASE:  # from the hand
-        kind = FROM_HAND
-        rank, count = action % NUM_RANKS, action // NUM_RANKS + 1
-        f[i, hand + rank] -= count
-        f[i, seat + HAND_SIZE_AT] -= count
-        known = f[i, seat + KNOWN_AT + rank]
-        if known:  # the cards played may have been unknown ones: the rest stays certain
-            f[i, seat + KNOWN_AT + rank] = max(0, known - count)
-        burned = _place(f, cfg, i, rank, count)
-        bonus = _HAND_BONUS[count]
-    elif action < BLIND:  # a face-up card
-        kind, rank, count = FROM_FACE_UP, action - FACE_UP_BASE, 1
-        f[i, seat + FACE_UP_AT + rank] -= 1
-        s.face_up_size[i, p] -= 1
-        burned = _place(f, cfg, i, rank, 1)
-        bonus = 5.0
-    elif action == BLIND:  # a random face-down card: played if legal, else taken with the pile
-        size = f[i, seat + FACE_DOWN_AT]
-        at = int(rng.random() * size)
-        rank = s.face_down[i, p, at]
-        for k in range(at, size - 1):
-            s.face_down[i, p, k] = s.face_down[i, p, k + 1]
-        f[i, seat + FACE_DOWN_AT] = size - 1
-        if _PLAYABLE[top + 1, rank]:
-            kind, count = BLIND_PLAY, 1
-            burned = _place(f, cfg, i, rank, 1)
-            bonus = 10.0
-        else:
-            kind, burned, bonus = BLIND_FAIL, False, -5.0
-            count = f[i, cfg.pile_size] + 1
-            f[i, cfg.pile + rank] += 1
-            _take_into_hand(f, cfg, i, p, count)
-    else:  # pick up the pile; a run of 3s on top leaves the game
-        kind, rank, burned = PICKED_UP, -1, False
-        count = np.int64(f[i, cfg.pile_size])
-        if top == THREE:
-            run = f[i, cfg.run]
-            count -= run
-            f[i, cfg.pile + THREE] -= run
-            f[i, cfg.out_cards + THREE] += run
-        bonus = -_pickup_penalty(f, cfg, i, count) if cfg.shaped else 0.0
-        _take_into_hand(f, cfg, i, p, count)
-    # the play's row in the history ring
-    head = s.head[i] = (s.head[i] + 1) % cfg.rows
-    row = cfg.history + head * ROW_WIDTH
-    placed = kind == FROM_HAND or kind == FROM_FACE_UP or kind == BLIND_PLAY
-    f[i, row + ROW_SEAT] = p + 1
-    f[i, row + ROW_KIND] = kind + 1
-    f[i, row + ROW_RANK] = rank + 1
-    f[i, row + ROW_PLACED] = count if placed else 0
-    f[i, row + ROW_TAKEN] = 0 if placed else count
-    f[i, row + ROW_BURNED] = burned
-    # refill from the draw pile while it lasts
-    left = f[i, cfg.draw]
-    if left and f[i, seat + HAND_SIZE_AT] < HAND_TARGET:
-        take = min(HAND_TARGET - f[i, seat + HAND_SIZE_AT], left)
-        for _ in range(take):
-            left -= 1
-            f[i, hand + s.draw[i, left]] += 1
-        f[i, seat + HAND_SIZE_AT] += take
-        f[i, cfg.draw] = left
-    went_out = (f[i, seat + HAND_SIZE_AT] == 0 and s.face_up_size[i, p] == 0
-                and f[i, seat + FACE_DOWN_AT] == 0)
-    if went_out:
-        f[i, seat + OUT_AT] = 1
-        s.finished[i, s.num_out[i]] = p
-        s.num_out[i] += 1
-        if s.num_out[i] == n - 1:
-            q = 0
-            while f[i, q * SEAT_WIDTH + OUT_AT]:
-                q += 1
-            s.loser[i] = q
-            s.terminated[i] = True
-    # a burner acts again; otherwise (or if it went out) the next player still in acts
-    if (went_out or not burned) and not s.terminated[i]:
-        q = (p + 1) % n
-        while f[i, q * SEAT_WIDTH + OUT_AT]:
-            q = (q + 1) % n
-        s.current_player[i] = q
-    capped = not s.terminated[i] and s.steps[i] + 1 >= cfg.max_steps
-    if s.terminated[i] or capped:
-        _result_payoffs(s, cfg, i, capped, s.rewards, i)
-    if cfg.shaped:  # Palace._shaped_rewards
-        s.rewards[i, p] += bonus
-        if went_out:
-            s.rewards[i, p] += 20.0 if s.num_out[i] == 1 else 10.0
-        if capped:  # the source's stalemate penalty for everyone still holding cards
-            for q in range(n):
-                if f[i, q * SEAT_WIDTH + OUT_AT] == 0:
-                    s.rewards[i, q] -= 10.0
-
-
-@njit(cache=True, inline="always")
-def _count_step(s, cfg, i):  # pragma: no cover - compiled
-    """Game.apply after the rules: the step count and the cap (the rollouts' own steps)."""
-    s.steps[i] += 1
-    if not s.terminated[i] and s.steps[i] >= cfg.max_steps:
-        s.truncated[i] = True
+    f, face_up_size, face_down, draw = s.facts, s.face_up_size, s.face_down, s.draw
+    finished, num_out, head = s.finished, s.num_out, s.head
+    player, over, cut, steps, rewards = (s.current_player, s.terminated, s.truncated, s.steps,
+                                         s.rewards)
+    pile, history, rows = _pile(n), _history(n), n + 1
+    shaped, max_steps = cfg.shaped, cfg.max_steps
+    outcome = 0.0
+    for r in range(len(slots)):
+        i = slots[r]
+        action = actions[r]
+        moves = 0
+        while True:
+            p = player[i]
+            seat, hand = p * SEAT_WIDTH, _hand(n, p)
+            if action >= SWAP_BASE:  # Palace._swap
+                if action == SWAP_DONE:
+                    if p + 1 < n:
+                        player[i] = p + 1
+                    else:
+                        f[i, pile + SWAPPING_AT] = 0
+                        player[i] = 0
+                else:
+                    given, taken = divmod(action - SWAP_BASE, NUM_RANKS)
+                    f[i, hand + given] -= 1
+                    f[i, hand + taken] += 1
+                    f[i, seat + FACE_UP_AT + taken] -= 1
+                    f[i, seat + FACE_UP_AT + given] += 1
+                    f[i, seat + KNOWN_AT + taken] += 1  # everyone saw it go into the hand
+                    f[i, seat + KNOWN_AT + given] = max(0, f[i, seat + KNOWN_AT + given] - 1)
+                if steps[i] + 1 >= max_steps:
+                    _result_payoffs(f, face_up_size, i, n, -1, True, rewards, i)
+                    if shaped:
+                        rewards[i, player[i]] += 0.0
+                        _stalemate(f, i, n, rewards)
+            else:
+                top = f[i, pile + TOP_AT] - 1
+                if action < FACE_UP_BASE:  # from the hand
+                    kind = FROM_HAND
+                    rank, count = action % NUM_RANKS, action // NUM_RANKS + 1
+                    f[i, hand + rank] -= count
+                    f[i, seat + HAND_SIZE_AT] -= count
+                    known = f[i, seat + KNOWN_AT + rank]
+                    if known:  # those played may have been unknown ones: the rest is certain
+                        f[i, seat + KNOWN_AT + rank] = max(0, known - count)
+                    burned = _place(f, i, n, rank, count)
+                    bonus = _HAND_BONUS[count]
+                elif action < BLIND:  # a face-up card
+                    kind, rank, count = FROM_FACE_UP, action - FACE_UP_BASE, 1
+                    f[i, seat + FACE_UP_AT + rank] -= 1
+                    face_up_size[i, p] -= 1
+                    burned = _place(f, i, n, rank, 1)
+                    bonus = 5.0
+                elif action == BLIND:  # a random face-down card: played if it may be, else
+                    size = f[i, seat + FACE_DOWN_AT]  # taken into the hand with the pile
+                    at = int(rngs[rng_of[i]].random() * size)
+                    rank = face_down[i, p, at]
+                    for k in range(at, size - 1):
+                        face_down[i, p, k] = face_down[i, p, k + 1]
+                    f[i, seat + FACE_DOWN_AT] = size - 1
+                    if _PLAYABLE[top + 1, rank]:
+                        kind, count, bonus = BLIND_PLAY, 1, 10.0
+                        burned = _place(f, i, n, rank, 1)
+                    else:
+                        kind, burned, bonus = BLIND_FAIL, False, -5.0
+                        count = f[i, pile + PILE_SIZE_AT] + 1
+                        f[i, pile + rank] += 1
+                        _take_into_hand(f, i, n, p, count)
+                else:  # pick up the pile; a run of 3s on top leaves the game
+                    kind, rank, burned = PICKED_UP, -1, False
+                    count = np.int64(f[i, pile + PILE_SIZE_AT])
+                    if top == THREE:
+                        run = f[i, pile + RUN_AT]
+                        count -= run
+                        f[i, pile + THREE] -= run
+                        f[i, pile + OUT_CARDS_AT + THREE] += run
+                    bonus = -_pickup_penalty(f, i, n, count) if shaped else 0.0
+                    _take_into_hand(f, i, n, p, count)
+                # the play's row in the history ring
+                head[i] = (head[i] + 1) % rows
+                row = history + head[i] * ROW_WIDTH
+                placed = kind == FROM_HAND or kind == FROM_FACE_UP or kind == BLIND_PLAY
+                f[i, row + ROW_SEAT] = p + 1
+                f[i, row + ROW_KIND] = kind + 1
+                f[i, row + ROW_RANK] = rank + 1
+                f[i, row + ROW_PLACED] = count if placed else 0
+                f[i, row + ROW_TAKEN] = 0 if placed else count
+                f[i, row + ROW_BURNED] = burned
+                # refill from the draw pile while it lasts
+                left = f[i, pile + DRAW_AT]
+                if left and f[i, seat + HAND_SIZE_AT] < HAND_TARGET:
+                    take = min(HAND_TARGET - f[i, seat + HAND_SIZE_AT], left)
+                    for _ in range(take):
+                        left -= 1
+                        f[i, hand + draw[i, left]] += 1
+                    f[i, seat + HAND_SIZE_AT] += take
+                    f[i, pile + DRAW_AT] = left
+                went_out = (f[i, seat + HAND_SIZE_AT] == 0 and face_up_size[i, p] == 0
+                            and f[i, seat + FACE_DOWN_AT] == 0)
+                if went_out:
+                    f[i, seat + OUT_AT] = 1
+                    finished[i, num_out[i]] = p
+                    num_out[i] += 1
+                    if num_out[i] == n - 1:
+                        q = 0
+                        while f[i, q * SEAT_WIDTH + OUT_AT]:
+                            q += 1
+                        s.loser[i] = q
+                        over[i] = True
+                # a burner acts again; otherwise (or if it went out) the next seat still in
+                if (went_out or not burned) and not over[i]:
+                    q = (p + 1) % n
+                    while f[i, q * SEAT_WIDTH + OUT_AT]:
+                        q = (q + 1) % n
+                    player[i] = q
+                capped = not over[i] and steps[i] + 1 >= max_steps
+                if over[i] or capped:
+                    _result_payoffs(f, face_up_size, i, n, s.loser[i], capped, rewards, i)
+                if shaped:  # Palace._shaped_rewards
+                    rewards[i, p] += bonus
+                    if went_out:
+                        rewards[i, p] += 20.0 if num_out[i] == 1 else 10.0
+                    if capped:
+                        _stalemate(f, i, n, rewards)
+            if me < 0:
+                break
+            # the rollout: Game.apply's count and cap, then HeuristicAgent._rollout's checks
+            steps[i] += 1
+            if not over[i] and steps[i] >= max_steps:
+                cut[i] = True
+            moves += 1
+            if moves > cap:
+                outcome = 0.0
+                break
+            if f[i, me * SEAT_WIDTH + OUT_AT]:
+                outcome = 1.0
+                break
+            if over[i] or cut[i]:
+                outcome = -1.0 if over[i] else 0.0
+                break
+            action = _lowest_first(f, face_up_size, i, n, player[i])
+    return outcome
 
 
 @njit(cache=True)
 def _update_masks(s, cfg, slots):  # pragma: no cover - compiled
     """Palace._legal_mask in each game of ``slots`` not over: swaps in the swap phase; else
     plays from the hand, else from face-up, else blind; pick-up whenever there is a pile."""
-    f, mask = s.facts, s.mask
+    n = cfg.num_players
+    f, mask, face_up_size, player = s.facts, s.mask, s.face_up_size, s.current_player
+    pile = _pile(n)
     for i in slots:
         for a in range(cfg.num_actions):
             mask[i, a] = 0
         if s.terminated[i]:
             continue
-        p = s.current_player[i]
-        seat, hand = p * SEAT_WIDTH, _hand(cfg, p)
-        if f[i, cfg.swapping]:
+        p = player[i]
+        seat, hand = p * SEAT_WIDTH, _hand(n, p)
+        if f[i, pile + SWAPPING_AT]:
             for given in range(NUM_RANKS):
                 if f[i, hand + given]:
                     for taken in range(NUM_RANKS):
@@ -420,13 +473,13 @@ def _update_masks(s, cfg, slots):  # pragma: no cover - compiled
                             mask[i, SWAP_BASE + NUM_RANKS * given + taken] = 1
             mask[i, SWAP_DONE] = 1
             continue
-        top = f[i, cfg.top]  # rank + 1
+        top = f[i, pile + TOP_AT]  # rank + 1
         if f[i, seat + HAND_SIZE_AT]:
             for r in range(NUM_RANKS):
                 if _PLAYABLE[top, r]:
                     for k in range(f[i, hand + r]):
                         mask[i, NUM_RANKS * k + r] = 1
-        elif s.face_up_size[i, p]:
+        elif face_up_size[i, p]:
             for r in range(NUM_RANKS):
                 if _PLAYABLE[top, r] and f[i, seat + FACE_UP_AT + r]:
                     mask[i, FACE_UP_BASE + r] = 1
@@ -440,18 +493,19 @@ def _update_masks(s, cfg, slots):  # pragma: no cover - compiled
 @njit(cache=True)
 def deal(s, cfg, slots, rngs, rng_of):  # pragma: no cover - compiled
     """Palace.init: the shuffled deck, 9 cards a seat in a row (face-down, face-up, hand), the
-    rest the draw pile."""
+    rest the draw pile (the next card last)."""
     n = cfg.num_players
-    f = s.facts
+    f, face_down, draw = s.facts, s.face_down, s.draw
+    pile = _pile(n)
     deck = np.empty(DECK_SIZE, np.int64)
     for i in slots:
         deck[:] = _RANK_DECK
         shuffle(rngs[rng_of[i]], deck)
         f[i, :] = 0
         for q in range(n):
-            seat, hand = q * SEAT_WIDTH, _hand(cfg, q)
+            seat, hand = q * SEAT_WIDTH, _hand(n, q)
             for k in range(DEAL_EACH):
-                s.face_down[i, q, k] = deck[9 * q + k]
+                face_down[i, q, k] = deck[9 * q + k]
                 f[i, seat + FACE_UP_AT + deck[9 * q + DEAL_EACH + k]] += 1
                 f[i, hand + deck[9 * q + 2 * DEAL_EACH + k]] += 1
             f[i, seat + HAND_SIZE_AT] = DEAL_EACH
@@ -460,9 +514,9 @@ def deal(s, cfg, slots, rngs, rng_of):  # pragma: no cover - compiled
             s.finished[i, q] = 0
         left = DECK_SIZE - 9 * n
         for k in range(left):
-            s.draw[i, k] = deck[DECK_SIZE - 1 - k]
-        f[i, cfg.draw] = left
-        f[i, cfg.swapping] = cfg.swap_phase
+            draw[i, k] = deck[DECK_SIZE - 1 - k]
+        f[i, pile + DRAW_AT] = left
+        f[i, pile + SWAPPING_AT] = cfg.swap_phase
         s.current_player[i] = 0
         s.num_out[i] = 0
         s.loser[i] = -1
@@ -473,9 +527,7 @@ def deal(s, cfg, slots, rngs, rng_of):  # pragma: no cover - compiled
 @njit(cache=True)
 def step(s, cfg, slots, actions, rngs, rng_of):  # pragma: no cover - compiled
     """Palace._apply in each game of ``slots``, then the next seat's legal mask."""
-    for r in range(len(slots)):
-        i = slots[r]
-        _apply(s, cfg, i, actions[r], rngs[rng_of[i]])
+    _play(s, cfg, slots, actions, rngs, rng_of, -1, 0)
     _update_masks(s, cfg, slots)
 
 
@@ -483,20 +535,21 @@ def step(s, cfg, slots, actions, rngs, rng_of):  # pragma: no cover - compiled
 def observe(s, cfg, rows, seats, encoding, out):  # pragma: no cover - compiled
     """Row r: seat seats[r]'s observation of game rows[r], DefaultEncoder (encoding 0,
     "default": the encoder's own gather of the facts and its table) or OriginalEncoder (1)."""
-    f = s.facts
+    n = cfg.num_players
+    f, heads, gather, tables, base = s.facts, s.head, cfg.gather, cfg.tables, cfg.base
+    history = _history(n)
     size = out.shape[1]
     for r in range(len(rows)):
         i, q = rows[r], seats[r]
-        head = s.head[i]
+        head = heads[i]
         if encoding == 0:
-            gather, table = cfg.gather[q, head], cfg.tables[q]
             for j in range(size):
-                out[r, j] = table[cfg.base[j] + f[i, gather[j]]]
+                out[r, j] = tables[q, base[j] + f[i, gather[q, head, j]]]
             continue
         for j in range(size):
             out[r, j] = 0.0
         for age in range(3):  # the last three plays, the newest last
-            row = cfg.history + ((head - age) % cfg.rows) * ROW_WIDTH
+            row = history + ((head - age) % (n + 1)) * ROW_WIDTH
             if f[i, row + ROW_SEAT] == 0:
                 continue  # no play yet
             at = NUM_RANKS * (2 - age)
@@ -508,7 +561,7 @@ def observe(s, cfg, rows, seats, encoding, out):  # pragma: no cover - compiled
             else:
                 for k in range(NUM_RANKS):
                     out[r, at + k] = -1.0
-        hand = _hand(cfg, q)
+        hand = _hand(n, q)
         for k in range(NUM_RANKS):
             out[r, 3 * NUM_RANKS + k] = f[i, hand + k]
         if q == s.current_player[i] and not (s.terminated[i] or s.truncated[i]):
@@ -519,41 +572,21 @@ def observe(s, cfg, rows, seats, encoding, out):  # pragma: no cover - compiled
 LOWEST_FIRST, HEURISTIC = 1, 2
 
 
-@njit(cache=True, inline="always")
-def _lowest_first(s, cfg, i):  # pragma: no cover - compiled
-    """lowest_first_action: every copy of the first playable hand rank in SPEND_ORDER, else the
-    first playable face-up rank, else blind; else pick up (what the legal mask allows)."""
-    f = s.facts
-    p = s.current_player[i]
-    seat, hand = p * SEAT_WIDTH, _hand(cfg, p)
-    top = f[i, cfg.top]  # rank + 1
-    if f[i, seat + HAND_SIZE_AT]:
-        for rank in _SPEND_ORDER:
-            held = f[i, hand + rank]
-            if held and _PLAYABLE[top, rank]:
-                return NUM_RANKS * (held - 1) + rank
-        return PICK_UP
-    if s.face_up_size[i, p]:
-        for rank in _SPEND_ORDER:
-            if f[i, seat + FACE_UP_AT + rank] and _PLAYABLE[top, rank]:
-                return FACE_UP_BASE + rank
-        return PICK_UP
-    return BLIND
-
-
 @njit(cache=True)
 def act(s, cfg, rows, agent, rngs, rng_of, out):  # pragma: no cover - compiled
     """LowestFirstAgent (agent 1) or HeuristicAgent (2) for the seat to act in games ``rows``."""
-    f = s.facts
-    world = _allocate(cfg, 2) if agent == HEURISTIC else _allocate(cfg, 0)
+    n = cfg.num_players
+    f, face_up_size, mask, player = s.facts, s.face_up_size, s.mask, s.current_player
+    pile = _pile(n)
+    world = _allocate(n, cfg.num_actions, 2 if agent == HEURISTIC else 0)
     pool = np.empty(DECK_SIZE, np.int64)
     choices = np.empty(MAX_CHOICES, np.int64)
     totals = np.empty(MAX_CHOICES)
     for r in range(len(rows)):
         i = rows[r]
-        p = s.current_player[i]
-        seat, hand = p * SEAT_WIDTH, _hand(cfg, p)
-        if f[i, cfg.swapping]:
+        p = player[i]
+        seat, hand = p * SEAT_WIDTH, _hand(n, p)
+        if f[i, pile + SWAPPING_AT]:
             if agent == LOWEST_FIRST:
                 out[r] = SWAP_DONE
                 continue
@@ -571,74 +604,64 @@ def act(s, cfg, rows, agent, rngs, rng_of, out):  # pragma: no cover - compiled
             else:
                 out[r] = SWAP_DONE
             continue
-        rule = _lowest_first(s, cfg, i)
+        rule = _lowest_first(f, face_up_size, i, n, p)
         if agent == LOWEST_FIRST:
             out[r] = rule
             continue
-        # heuristic: lowest_first's play, unless a four-of-a-kind burn is on offer
-        legal = s.mask[i]
-        top, run = f[i, cfg.top] - 1, f[i, cfg.run]
-        if top >= 0 and f[i, seat + HAND_SIZE_AT] and legal[top]:
+        # the heuristic: lowest_first's play, unless a four-of-a-kind burn is on offer
+        top, run = f[i, pile + TOP_AT] - 1, f[i, pile + RUN_AT]
+        if top >= 0 and f[i, seat + HAND_SIZE_AT] and mask[i, top]:
             held = f[i, hand + top]
             if run + held >= BURN_RUN:
                 rule = NUM_RANKS * (held - 1) + top
-        elif top >= 0 and legal[FACE_UP_BASE + top] and run + 1 >= BURN_RUN:
+        elif top >= 0 and mask[i, FACE_UP_BASE + top] and run + 1 >= BURN_RUN:
             rule = FACE_UP_BASE + top
-        if f[i, cfg.draw]:
+        if f[i, pile + DRAW_AT]:
             out[r] = rule
             continue
         # the endgame: the distinct plays worth comparing
         count = 0
-        if legal[BLIND]:
+        if mask[i, BLIND]:
             choices[0] = BLIND
             count = 1
         else:
             for rank in range(NUM_RANKS):
-                if legal[rank]:
+                if mask[i, rank]:
                     held = f[i, hand + rank]
                     choices[count] = NUM_RANKS * (held - 1) + rank
                     count += 1
                     if held > 1:
                         choices[count] = rank
                         count += 1
-                elif legal[FACE_UP_BASE + rank]:
+                elif mask[i, FACE_UP_BASE + rank]:
                     choices[count] = FACE_UP_BASE + rank
                     count += 1
-        if legal[PICK_UP]:
+        if mask[i, PICK_UP]:
             choices[count] = PICK_UP
             count += 1
         if count < 2:
             out[r] = rule
             continue
-        out[r] = _search(s, cfg, i, rngs[rng_of[i]], world, pool, choices[:count], rule,
+        out[r] = _search(s, cfg, i, rngs, rng_of[i], world, pool, choices[:count], rule,
                          totals[:count])
 
 
 @njit(cache=True)
-def _search(s, cfg, i, rng, world, pool, choices, rule, totals):  # pragma: no cover
-    """HeuristicAgent._search for the seat to act in game i: each choice played out by
-    lowest_first on the same imagined deals (world slot 0, copied into slot 1 per choice);
-    the choice of the best total (ties: the rule's, else the first)."""
+def _search(s, cfg, i, rngs, g, world, pool, choices, rule, totals):  # pragma: no cover
+    """HeuristicAgent._search for the seat to act in game i: each choice played, then rolled
+    out by lowest_first, on the same imagined deals (world slot 0, copied into slot 1 per
+    choice); the choice of the best total (ties: the rule's, else the first)."""
     me = s.current_player[i]
+    one = np.ones(1, np.int64)
+    action = np.empty(1, np.int64)
+    world_rng = np.full(2, g, np.int64)
     totals[:] = 0.0
     for _ in range(cfg.samples):
-        _imagine(s, cfg, i, rng, world, pool)
+        _imagine(s, cfg, i, rngs[g], world, pool)
         for c in range(len(choices)):
             _copy_world(world)
-            action = choices[c]
-            outcome = 0.0
-            for t in range(cfg.rollout_cap + 1):  # the choice, then the rollout's moves
-                if t:
-                    if world.facts[1, me * SEAT_WIDTH + OUT_AT]:
-                        outcome = 1.0
-                        break
-                    if world.terminated[1] or world.truncated[1]:
-                        outcome = -1.0 if world.terminated[1] else 0.0
-                        break
-                    action = _lowest_first(world, cfg, 1)
-                _apply(world, cfg, 1, action, rng)
-                _count_step(world, cfg, 1)
-            totals[c] += outcome
+            action[0] = choices[c]
+            totals[c] += _play(world, cfg, one, action, rngs, world_rng, me, cfg.rollout_cap)
     best = 0
     for c in range(1, len(choices)):
         if totals[c] > totals[best] or (totals[c] == totals[best] and choices[c] == rule
@@ -647,7 +670,7 @@ def _search(s, cfg, i, rng, world, pool, choices, rule, totals):  # pragma: no c
     return choices[best]
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def _imagine(s, cfg, i, rng, world, pool):  # pragma: no cover - compiled
     """HeuristicAgent.imagine into world slot 0: the cards the seat to act in game i cannot see
     (search.deal_unseen: shuffled, then dealt to the other hands after their known cards, the
@@ -655,10 +678,11 @@ def _imagine(s, cfg, i, rng, world, pool):  # pragma: no cover - compiled
     pile of search.pile_order. Reads only what that seat sees."""
     n = cfg.num_players
     f, g = s.facts, world.facts
+    pile = _pile(n)
     me = s.current_player[i]
     size = 0
     for r in range(NUM_RANKS):
-        seen = f[i, _hand(cfg, me) + r] + f[i, cfg.pile + r] + f[i, cfg.out_cards + r]
+        seen = f[i, _hand(n, me) + r] + f[i, pile + r] + f[i, pile + OUT_CARDS_AT + r]
         for q in range(n):
             seen += f[i, q * SEAT_WIDTH + FACE_UP_AT + r]
             if q != me:
@@ -670,7 +694,7 @@ def _imagine(s, cfg, i, rng, world, pool):  # pragma: no cover - compiled
     g[0, :] = 0
     at = 0
     for q in range(n):
-        seat, hand = q * SEAT_WIDTH, _hand(cfg, q)
+        seat, hand = q * SEAT_WIDTH, _hand(n, q)
         for r in range(NUM_RANKS):
             g[0, seat + FACE_UP_AT + r] = f[i, seat + FACE_UP_AT + r]
             g[0, seat + KNOWN_AT + r] = f[i, seat + KNOWN_AT + r]
@@ -692,20 +716,21 @@ def _imagine(s, cfg, i, rng, world, pool):  # pragma: no cover - compiled
         world.face_up_size[0, q] = s.face_up_size[i, q]
     for k in range(size - at):  # the draw pile (empty when the heuristic searches)
         world.draw[0, k] = pool[size - 1 - k]
-    g[0, cfg.draw] = size - at
-    top = f[i, cfg.top] - 1
+    g[0, pile + DRAW_AT] = size - at
     for r in range(NUM_RANKS):
-        g[0, cfg.pile + r] = f[i, cfg.pile + r]
-        g[0, cfg.out_cards + r] = f[i, cfg.out_cards + r]
-    g[0, cfg.pile_size] = f[i, cfg.pile_size]
-    g[0, cfg.top] = top + 1
+        g[0, pile + r] = f[i, pile + r]
+        g[0, pile + OUT_CARDS_AT + r] = f[i, pile + OUT_CARDS_AT + r]
+    g[0, pile + PILE_SIZE_AT] = f[i, pile + PILE_SIZE_AT]
+    top = f[i, pile + TOP_AT] - 1
+    g[0, pile + TOP_AT] = top + 1
     if top >= 0:  # the run Palace.deal reads off pile_order's pile: the whole pile if one rank
-        g[0, cfg.run] = (f[i, cfg.run] if f[i, cfg.pile_size] > f[i, cfg.pile + top]
-                         else f[i, cfg.pile + top])
+        alone = f[i, pile + PILE_SIZE_AT] == f[i, pile + top]
+        g[0, pile + RUN_AT] = f[i, pile + top] if alone else f[i, pile + RUN_AT]
     out = 0
     for q in range(n):
-        if _held(world, 0, q) == 0:
-            g[0, q * SEAT_WIDTH + OUT_AT] = 1
+        seat = q * SEAT_WIDTH
+        if g[0, seat + HAND_SIZE_AT] + world.face_up_size[0, q] + g[0, seat + FACE_DOWN_AT] == 0:
+            g[0, seat + OUT_AT] = 1
             world.finished[0, out] = q
             out += 1
     world.num_out[0] = out
@@ -717,7 +742,7 @@ def _imagine(s, cfg, i, rng, world, pool):  # pragma: no cover - compiled
     world.head[0] = 0
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def _copy_world(w):  # pragma: no cover - compiled
     """World slot 0 into slot 1 (PalaceState.copy)."""
     w.facts[1, :] = w.facts[0, :]
@@ -738,13 +763,15 @@ def _copy_world(w):  # pragma: no cover - compiled
 def result(s, cfg, rows, payoffs, scores):  # pragma: no cover - compiled
     """Row r: Palace.payoffs of game rows[r] (zeros until it ends; at the cap the players
     holding the most cards share the loss); scores 0 (Palace has none: Game.scores is None)."""
+    n = cfg.num_players
     for r in range(len(rows)):
         i = rows[r]
-        for q in range(cfg.num_players):
+        for q in range(n):
             payoffs[r, q] = 0.0
             scores[r, q] = 0.0
         if s.terminated[i] or s.truncated[i]:
-            _result_payoffs(s, cfg, i, s.truncated[i], payoffs, r)
+            _result_payoffs(s.facts, s.face_up_size, i, n, s.loser[i], s.truncated[i],
+                            payoffs, r)
 
 
 def load(game: Palace, cfg: Config, s: Arrays, i: int, state: PalaceState) -> None:
