@@ -13,11 +13,13 @@ takes the card at a random place of it); ``draw`` (B, 52) the draw pile, the nex
 they went out, ``num_out`` how many; ``loser`` (-1 until the end); ``head`` the newest row of
 the facts' history ring.
 
-Observations as ``encoding.py``'s encoders; agents as ``agents.py``'s ``lowest_first`` and
-``heuristic``. The heuristic is exact: once the draw pile is empty it imagines its deals
-(``search.deal_unseen``, ``pile_order`` and ``Palace.deal``) into a scratch batch of two slots
-and plays its rollouts there through the same compiled rules, drawing from the slot's
-generator what the scalar agent draws, in the same order.
+The rules of a move are written once, in ``_play``, which steps the batch and plays the
+heuristic's rollouts. Observations as ``encoding.py``'s encoders; agents as ``agents.py``'s
+``lowest_first`` and ``heuristic``. The heuristic is exact: once the draw pile is empty it
+imagines its deals (``search.deal_unseen``, ``pile_order`` and ``Palace.deal``) into a scratch
+batch of two slots (slot 0 the deal, copied into slot 1 for each candidate play) and plays its
+rollouts there through ``_play``, drawing from the game's generator what the scalar agent
+draws, in the same order: the same decisions from the same draws.
 """
 
 from __future__ import annotations

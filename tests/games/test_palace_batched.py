@@ -127,3 +127,42 @@ def test_heuristic_search_draws_and_decides_as_the_scalar_agent():
         game.init(rng)  # the slot's generator dealt one game before the load
         assert engine.act(state, "heuristic")[0] == agent.act(game.view(s, 0), rng)
         assert state.rngs[0].random() == rng.random(), "the twin drew what the agent drew"
+
+
+# (opponent, rules) of the Gymnasium view: the batched turn (card_envs.core.batched_loops's
+# turn_moves) over these kernels against gym_env(), episode by episode
+VIEWS = [
+    ("lowest_first", {}),
+    ("heuristic", {"num_players": 2}),
+    ("random", {"num_players": 4, "swap_phase": True, "reward": "original"}),
+    (["heuristic", "random", "lowest_first"], {"num_players": 4}),
+]
+
+
+@pytest.mark.parametrize("opponent,rules", VIEWS, ids=[f"{o}-{r}" for o, r in VIEWS])
+def test_vector_env_slots_play_the_episodes_of_gym_env(opponent, rules):
+    from card_envs.vector.gym_env import CardVectorEnv
+
+    batch, steps = 6, 150
+    seeds = list(range(40, 40 + batch))
+    vector = CardVectorEnv("palace", num_envs=batch, opponent=opponent, **rules)
+    envs = [SPEC.factories()[2](opponent=opponent, **rules) for _ in seeds]
+    obs, _ = vector.reset(seed=seeds)
+    expected = [env.reset(seed=s)[0] for env, s in zip(envs, seeds, strict=True)]
+    assert np.array_equal(obs, np.stack(expected))
+    pick = np.random.default_rng(0)
+    ended = 0
+    for _ in range(steps):
+        masks = vector.action_masks()
+        assert np.array_equal(masks, np.stack([env.action_masks() for env in envs]))
+        actions = np.array([pick.choice(np.flatnonzero(m)) for m in masks])
+        obs, reward, terminated, truncated, info = vector.step(actions)
+        for i, env in enumerate(envs):
+            got, paid, over, cut, _ = env.step(int(actions[i]))
+            assert (reward[i], terminated[i], truncated[i]) == (paid, over, cut), i
+            if over or cut:
+                ended += 1
+                assert np.array_equal(info["final_obs"][i], got)
+                got, _ = env.reset()
+            assert np.array_equal(obs[i], got), i
+    assert ended > 0
