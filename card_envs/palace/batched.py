@@ -776,6 +776,37 @@ def result(s, cfg, rows, payoffs, scores):  # pragma: no cover - compiled
                             payoffs, r)
 
 
+@njit(cache=True)
+def places(s, cfg, rows, out):  # pragma: no cover - compiled
+    """Row r: Palace.place of every seat of game rows[r] (1 = first out, ..., n = the loser;
+    at the step cap the players still holding cards follow, fewest cards first, sharing a
+    place on equal counts; 0 while undecided). Not yet part of the engine's interface
+    (``BatchedGame.results`` gives payoffs and scores): evaluation's places per seat."""
+    n = cfg.num_players
+    f, finished, face_up_size = s.facts, s.finished, s.face_up_size
+    for r in range(len(rows)):
+        i = rows[r]
+        for q in range(n):
+            out[r, q] = 0
+        for k in range(s.num_out[i]):
+            out[r, finished[i, k]] = k + 1
+        for q in range(n):
+            at = q * SEAT_WIDTH
+            if f[i, at + OUT_AT]:
+                continue
+            if s.terminated[i]:
+                out[r, q] = n
+            elif s.truncated[i]:
+                mine = f[i, at + HAND_SIZE_AT] + face_up_size[i, q] + f[i, at + FACE_DOWN_AT]
+                fewer = 0
+                for o in range(n):
+                    held = (f[i, o * SEAT_WIDTH + HAND_SIZE_AT] + face_up_size[i, o]
+                            + f[i, o * SEAT_WIDTH + FACE_DOWN_AT])
+                    if f[i, o * SEAT_WIDTH + OUT_AT] == 0 and held < mine:
+                        fewer += 1
+                out[r, q] = s.num_out[i] + fewer + 1
+
+
 def load(game: Palace, cfg: Config, s: Arrays, i: int, state: PalaceState) -> None:
     """Slot ``i`` as the scalar ``state`` (its facts with every number, observed or not)."""
     s.current_player[i] = state.player

@@ -21,6 +21,7 @@ from card_envs.registry import load_spec
 pytest.importorskip("numba", reason="the twins are compiled with numba (the test extra)")
 
 from card_envs.core.batched import BatchedGame  # noqa: E402
+from card_envs.palace import batched as twin  # noqa: E402
 
 SPEC = load_spec("palace")
 CONFIGS = [dict(num_players=n, swap_phase=swap, reward=reward)
@@ -76,8 +77,12 @@ def side_by_side(config: dict, games: int, batch: int, agent: str = "random",
         ended = np.flatnonzero(state.done).tolist()
         if ended:
             payoffs = engine.payoffs(state)
-            for i in ended:
+            places = np.zeros((len(ended), game.num_players), np.int64)
+            twin.places(state.arrays, engine.cfg, np.array(ended), places)
+            for r, i in enumerate(ended):
                 assert np.array_equal(payoffs[i], game.payoffs(states[i])), i
+                assert places[r].tolist() == [game.place(states[i], q)
+                                              for q in range(game.num_players)], i
                 seen["capped"] += states[i].truncated
                 states[i] = game.init(gens[i])  # the env's reset: the same generator goes on
             seen["games"] += len(ended)
