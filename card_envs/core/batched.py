@@ -88,7 +88,9 @@ class Twin:
     (``card_envs.core.batched_loops`` says what each takes); ``load(game, cfg, arrays, i,
     state)``: writes a scalar state into slot ``i`` (Python; for tests and tools: twin
     worlds, all deals of a small game); ``agents``: the batched rule agents, numbered from 1
-    in ``act`` (``random`` is agent 0 of every twin).
+    in ``act`` (``random`` is agent 0 of every twin); ``places(s, cfg, rows, out)``, for a
+    game that ranks its players (``Game.results``' ``place``): row r, each seat's place in
+    game rows[r] (1 = first, 0 while undecided).
     """
 
     arrays: type
@@ -101,6 +103,7 @@ class Twin:
     result: Any
     load: Callable[[Game, Any, Any, int, Any], None]
     agents: tuple[str, ...] = ()
+    places: Any = None
 
     def __post_init__(self) -> None:
         fields = tuple(self.arrays._fields)
@@ -417,6 +420,15 @@ class BatchedGame:
         scores = np.zeros((b, self.num_players))
         self.loops.result_slots(state.arrays, self.cfg, payoffs, scores)
         return payoffs, scores
+
+    def places(self, state: BatchedState) -> np.ndarray | None:
+        """(B, players) int64: each seat's place in every game (1 = first; 0 while
+        undecided) for a game that ranks its players (Palace), else None."""
+        if self.twin.places is None:
+            return None
+        out = np.zeros((state.num_envs, self.num_players), np.int64)
+        self.twin.places(state.arrays, self.cfg, self._everything(state.num_envs), out)
+        return out
 
     def payoffs(self, state: BatchedState) -> np.ndarray:
         """(B, players) float64: each game's ``Game.payoffs``."""

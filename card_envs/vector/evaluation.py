@@ -10,9 +10,10 @@ for every game where its seat is to act) or a ``Player`` (a policy over a batch 
 observations: a model, one forward pass). ``batched_contestants`` says whether a lineup can
 play here; anything else (a search agent, an agent object) plays in the scalar loop.
 
-Payoffs, scores, lengths and step-cap cuts come from the twin. What it does not report (places:
-Palace; a record's moves and final state) comes from replaying each game's moves in the scalar
-rules, only where it is asked for: cheap beside choosing the moves, and a check of them too.
+Payoffs, scores, places, lengths and step-cap cuts come from the twin. What it does not report
+(a record's moves and final state, the places of a twin without them) comes from replaying
+each game's moves in the scalar rules, only where it is asked for: cheap beside choosing the
+moves, and a check of them too.
 """
 
 from __future__ import annotations
@@ -144,16 +145,20 @@ def _played(spec: GameSpec, game: Game, contestants: Sequence[Contestant],
     """Every game of ``lineups`` played on the twin, replayed for its record, and kept."""
     engine = spec.make_batched(**game.config())
     first = game.init(np.random.default_rng(0))
-    replay = keep is not None or _places(game, _ended(game, first)) is not None
+    ranked = _places(game, _ended(game, first)) is not None
+    replay = keep is not None or (ranked and engine.twin.places is None)
     moves = [[] for _ in lineups] if replay else None
     state = play_games(engine, contestants,
                        np.array(lineups, np.int64).reshape(-1, game.num_players), deals,
                        agent_seeds, moves)
     if not replay:
         payoffs, scores = engine.results(state)
+        places = engine.places(state) if ranked else None
         scored = game.scores(first) is not None
         return [GameRecord(payoffs[g], scores[g] if scored else None, int(state.steps[g]),
-                           bool(state.truncated[g])) for g in range(len(lineups))]
+                           bool(state.truncated[g]),
+                           None if places is None else places[g].tolist())
+                for g in range(len(lineups))]
     records = []
     for g, game_moves in enumerate(moves):
         rec = _replay(game, deals[g], game_moves)
