@@ -156,6 +156,7 @@ SPEC = GameSpec(
     move_label=move_text,
     describe_move=outcome_text,
     move_group=move_group,
+    batched="card_envs.literature.batched",
 )
 
 env, raw_env, gym_env = SPEC.factories()
