@@ -38,13 +38,8 @@ from numba import njit
 
 from card_envs.core.batched import Twin
 from card_envs.core.batched_loops import shuffle
-from card_envs.literature.deck import HALF_SUIT_SIZE, NUM_CARDS, NUM_HALF_SUITS
-from card_envs.literature.encoding import (
-    SOURCE_CARDS,
-    SOURCE_HALF_INDEX,
-    SOURCE_HALVES,
-    DefaultEncoder,
-)
+from card_envs.literature.deck import BYTE_CARDS, HALF_SUIT_SIZE, NUM_CARDS, NUM_HALF_SUITS
+from card_envs.literature.encoding import SOURCE_CARDS, SOURCE_HALF_INDEX, DefaultEncoder
 from card_envs.literature.rules import (
     DISCARDED,
     LAST_ASKS,
@@ -99,9 +94,8 @@ class Config(NamedTuple):
     d_names: int
     d_asks: int
     d_turn: int
-    # OriginalEncoder's orders: the source's card, half-suit order; our half-suit's source index
-    source_cards: np.ndarray
-    source_halves: np.ndarray
+    # OriginalEncoder's order: the source's place of each of our cards and half-suits
+    source_card_index: np.ndarray
     source_half_index: np.ndarray
 
 
@@ -112,6 +106,8 @@ M55, M33, M0F = U(0x5555555555555555), U(0x3333333333333333), U(0x0F0F0F0F0F0F0F
 SIXTH, FORTY_EIGHTH = np.float32(1 / 6), np.float32(1 / 48)  # DefaultEncoder's scales
 ALL_HALVES = (1 << NUM_HALF_SUITS) - 1
 POPCOUNT = np.array([bin(b).count("1") for b in range(256)], np.int64)
+# BIT_FLOATS[b]: the six card bits of byte b as float32 0/1 (BYTE_CARDS as floats)
+BIT_FLOATS = BYTE_CARDS[:, :HALF_SUIT_SIZE].astype(np.float32)
 HOLDS, LACKS, LEAST = 0, 1, 2
 
 
@@ -127,8 +123,8 @@ def config(game: Literature) -> Config:
         game.engine.num_observers, _repeat(0x01, n), _repeat(0x80, n), _repeat(0x3F, n),
         U(8 * (n - 1)), start("holds"), start("lacks"), start("least"), start("hand_sizes"),
         start("half_suits"), start("claim_half"), start("claimer"), start("claim_names"),
-        start("last_asks"), start("my_turn"), SOURCE_CARDS.astype(np.int64),
-        SOURCE_HALVES.astype(np.int64), SOURCE_HALF_INDEX.astype(np.int64),
+        start("last_asks"), start("my_turn"), np.argsort(SOURCE_CARDS).astype(np.int64),
+        SOURCE_HALF_INDEX.astype(np.int64),
     )
 
 
@@ -570,13 +566,6 @@ def step(s, cfg, slots, actions, rngs, rng_of):  # pragma: no cover - compiled
 
 
 # --- observations ------------------------------------------------------------------------------
-@njit(cache=True, inline="always")
-def _bits(out, r, at, byte):  # pragma: no cover - compiled
-    """A byte's six card bits as six 0/1 floats from ``out[r, at]`` on."""
-    for k in range(HALF_SUIT_SIZE):
-        out[r, at + k] = (byte >> k) & 1
-
-
 @njit(cache=True)
 def _default_obs(s, cfg, rows, seats, out):  # pragma: no cover - compiled
     """DefaultEncoder: my hand, my tables (seats relative to me), hand sizes, outcomes, the
@@ -587,56 +576,60 @@ def _default_obs(s, cfg, rows, seats, out):  # pragma: no cover - compiled
     for r in range(len(rows)):
         i, p = rows[r], seats[r]
         o = p * n + p if cfg.original else p
-        out[r, :] = 0.0
+        line = out[r]
+        line[cfg.d_halves:] = 0.0  # (the pieces before are all written)
         for h in range(NUM_HALF_SUITS):
-            _bits(out, r, h * HALF_SUIT_SIZE, _byte(know[i, HOLDS, o, h], p))
-        for row in range(n):
-            q = _wrap(p + row, n)
-            for h in range(NUM_HALF_SUITS):
+            holds, lacks, least = know[i, HOLDS, o, h], know[i, LACKS, o, h], know[i, LEAST, o, h]
+            mine = _byte(holds, p)
+            for k in range(HALF_SUIT_SIZE):
+                line[h * HALF_SUIT_SIZE + k] = BIT_FLOATS[mine, k]
+            for row in range(n):
+                q = _wrap(p + row, n)
+                held, lacked = _byte(holds, q), _byte(lacks, q)
                 at = row * NUM_CARDS + h * HALF_SUIT_SIZE
-                _bits(out, r, cfg.d_holds + at, _byte(know[i, HOLDS, o, h], q))
-                _bits(out, r, cfg.d_lacks + at, _byte(know[i, LACKS, o, h], q))
-                least = np.float32(_byte(know[i, LEAST, o, h], q))
-                out[r, cfg.d_least + row * NUM_HALF_SUITS + h] = least * SIXTH
-            out[r, cfg.d_sizes + row] = np.float32(s.sizes[i, q]) * FORTY_EIGHTH
+                for k in range(HALF_SUIT_SIZE):
+                    line[cfg.d_holds + at + k] = BIT_FLOATS[held, k]
+                    line[cfg.d_lacks + at + k] = BIT_FLOATS[lacked, k]
+                line[cfg.d_least + row * NUM_HALF_SUITS + h] = np.float32(_byte(least, q)) * SIXTH
+        for row in range(n):
+            line[cfg.d_sizes + row] = np.float32(s.sizes[i, _wrap(p + row, n)]) * FORTY_EIGHTH
         team = p % 2
         for h in range(NUM_HALF_SUITS):
             result = s.outcome[i, h]
             if result != LIVE:
                 kind = 2 if result == DISCARDED else 0 if result == team else 1
-                out[r, cfg.d_halves + 3 * h + kind] = 1.0
+                line[cfg.d_halves + 3 * h + kind] = 1.0
         turn = s.current_player[i]
         if s.claim_half[i] >= 0:
-            out[r, cfg.d_claim + s.claim_half[i]] = 1.0
-            out[r, cfg.d_claimer + _wrap(turn - p, n)] = 1.0
+            line[cfg.d_claim + s.claim_half[i]] = 1.0
+            line[cfg.d_claimer + _wrap(turn - p, n)] = 1.0
             for k in range(s.named[i]):
-                out[r, cfg.d_names + n * k + _wrap(s.claim_names[i, k] - p, n)] = 1.0
+                line[cfg.d_names + n * k + _wrap(s.claim_names[i, k] - p, n)] = 1.0
         at = cfg.d_asks
         for e in range(s.num_asks[i] - 1, -1, -1):
-            out[r, at + _wrap(s.asks[i, e, 0] - p, n)] = 1.0
-            out[r, at + n + _wrap(s.asks[i, e, 1] - p, n)] = 1.0
-            out[r, at + 2 * n + s.asks[i, e, 2]] = 1.0
+            line[at + _wrap(s.asks[i, e, 0] - p, n)] = 1.0
+            line[at + n + _wrap(s.asks[i, e, 1] - p, n)] = 1.0
+            line[at + 2 * n + s.asks[i, e, 2]] = 1.0
             if s.asks[i, e, 3]:
-                out[r, at + 2 * n + NUM_CARDS] = 1.0
+                line[at + 2 * n + NUM_CARDS] = 1.0
             at += ask_size
         if turn == p and not (s.terminated[i] or s.truncated[i]):
-            out[r, cfg.d_turn] = 1.0
+            line[cfg.d_turn] = 1.0
 
 
 @njit(cache=True, inline="always")
-def _source_blocks(know, sizes, i, o, n, source_cards, source_halves, out, r,
+def _source_blocks(know, sizes, i, o, n, card_index, half_index, line,
                    at):  # pragma: no cover - compiled
-    """OriginalEncoder._blocks of observer o's tables from ``out[r, at]`` on; the next place."""
+    """OriginalEncoder._blocks of observer o's tables from ``line[at]`` on (card c at source
+    place card_index[c], half-suit h at half_index[h]); the next place."""
     for q in range(n):
-        for m in range(NUM_CARDS):
-            card = source_cards[m]
-            h, pos = card // HALF_SUIT_SIZE, card % HALF_SUIT_SIZE
-            held = _byte(know[i, HOLDS, o, h], q) >> pos & 1
-            lacked = _byte(know[i, LACKS, o, h], q) >> pos & 1
-            out[r, at + m] = 2 + held - lacked
-        for m in range(NUM_HALF_SUITS):
-            out[r, at + NUM_CARDS + m] = _byte(know[i, LEAST, o, source_halves[m]], q)
-        out[r, at + NUM_CARDS + NUM_HALF_SUITS] = sizes[i, q]
+        for h in range(NUM_HALF_SUITS):
+            held, lacked = _byte(know[i, HOLDS, o, h], q), _byte(know[i, LACKS, o, h], q)
+            for pos in range(HALF_SUIT_SIZE):
+                value = 2 + (held >> pos & 1) - (lacked >> pos & 1)
+                line[at + card_index[h * HALF_SUIT_SIZE + pos]] = value
+            line[at + NUM_CARDS + half_index[h]] = _byte(know[i, LEAST, o, h], q)
+        line[at + NUM_CARDS + NUM_HALF_SUITS] = sizes[i, q]
         at += NUM_CARDS + NUM_HALF_SUITS + 1
     return at
 
@@ -646,27 +639,28 @@ def _original_obs(s, cfg, rows, seats, out):  # pragma: no cover - compiled
     """OriginalEncoder: my seat, the source's blocks of my tables (absolute seats), under the
     original rules those of what I can tell each seat knows, the outcomes, the claim."""
     n = cfg.num_players
+    cards, halves = cfg.source_card_index, cfg.source_half_index
     for r in range(len(rows)):
         i, p = rows[r], seats[r]
-        out[r, :] = 0.0
-        out[r, 0] = p
+        line = out[r]
+        line[:] = 0.0
+        line[0] = p
         o = p * n + p if cfg.original else p
-        at = _source_blocks(s.know, s.sizes, i, o, n, cfg.source_cards, cfg.source_halves,
-                            out, r, 1)
+        at = _source_blocks(s.know, s.sizes, i, o, n, cards, halves, line, 1)
         if cfg.original:
             for k in range(n):
-                out[r, at] = k
-                at = _source_blocks(s.know, s.sizes, i, p * n + k, n, cfg.source_cards,
-                                    cfg.source_halves, out, r, at + 1)
+                line[at] = k
+                at = _source_blocks(s.know, s.sizes, i, p * n + k, n, cards, halves, line,
+                                    at + 1)
         for h in range(NUM_HALF_SUITS):
             result = s.outcome[i, h]
             if result != LIVE:
-                out[r, at + cfg.source_half_index[h]] = 3 if result == DISCARDED else 1 + result
+                line[at + halves[h]] = 3 if result == DISCARDED else 1 + result
         at += NUM_HALF_SUITS
         if not cfg.original and s.claim_half[i] >= 0:
-            out[r, at] = 1 + cfg.source_half_index[s.claim_half[i]]
+            line[at] = 1 + halves[s.claim_half[i]]
             for k in range(s.named[i]):
-                out[r, at + 1 + k] = 1 + s.claim_names[i, k]
+                line[at + 1 + k] = 1 + s.claim_names[i, k]
 
 
 @njit(cache=True)
