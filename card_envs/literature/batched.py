@@ -935,7 +935,7 @@ def result(s, cfg, rows, payoffs, scores):  # pragma: no cover - compiled
 
 def load(game: Literature, cfg: Config, s: Arrays, i: int, state: LiteratureState) -> None:
     """Slot ``i`` as the scalar ``state`` (every observer's tables from its knowledge)."""
-    n, eng, k = game.num_players, game.engine, state.know
+    eng, k = game.engine, state.know
     s.current_player[i] = state.player
     s.terminated[i], s.truncated[i], s.steps[i] = state.terminal, state.truncated, state.steps
     s.rewards[i] = 0.0
