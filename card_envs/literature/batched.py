@@ -212,7 +212,9 @@ def _close_half(know, i, o, h, n, low, h80, cards, last):  # pragma: no cover - 
 def _close_observer(know, i, o, dirty, live, sizes, n, low, h80, cards,
                     last):  # pragma: no cover - compiled
     """Every rule but 8 for observer o to the fixed point; ``dirty``: the half-suits whose
-    tables changed since they were last closed inside; ``sizes``: the hand sizes as bytes."""
+    tables changed since they were last closed inside; ``sizes``: the hand sizes as bytes.
+    (A half-suit out of play needs no test: no rule changes its tables, nor adds to the
+    totals: the loops over the half-suits then vectorise.)"""
     dirty &= live
     while True:
         while dirty:
@@ -224,9 +226,8 @@ def _close_observer(know, i, o, dirty, live, sizes, n, low, h80, cards,
         least_total = ZERO
         room_total = ZERO
         for h in range(NUM_HALF_SUITS):
-            if live >> h & 1:
-                least_total += know[i, LEAST, o, h]
-                room_total += _counts(cards & ~know[i, LACKS, o, h])
+            least_total += know[i, LEAST, o, h]
+            room_total += _counts(cards & ~know[i, LACKS, o, h])
         spare = room_total - sizes  # >= 0 in every byte: a hand fits where it may be
         full = _equal(least_total, sizes, low, h80)  # 5: the least counts fill the hand
         tight = ((((spare | h80) - SIX_CARDS * low) & h80) ^ h80) >> SEVEN  # spare room < 6
@@ -234,8 +235,6 @@ def _close_observer(know, i, o, dirty, live, sizes, n, low, h80, cards,
         if full == ZERO and tight == ZERO:
             return
         for h in range(NUM_HALF_SUITS):
-            if not live >> h & 1:
-                continue
             holds, lacks, least = know[i, HOLDS, o, h], know[i, LACKS, o, h], know[i, LEAST, o, h]
             if full:  # 5: a half-suit whose holdings are all known lacks the rest
                 lacks |= full & _equal(_counts(holds), least, low, h80) & cards & ~holds
@@ -256,9 +255,7 @@ def _inject(know, i, source, o, seat, live, h80):  # pragma: no cover - compiled
     half-suits where it learnt something."""
     mask = BYTE << U(8 * seat)
     changed = 0
-    for h in range(NUM_HALF_SUITS):
-        if not live >> h & 1:
-            continue
+    for h in range(NUM_HALF_SUITS):  # (out of play: the same in every observer)
         holds = know[i, HOLDS, o, h] | (know[i, HOLDS, source, h] & mask)
         lacks = know[i, LACKS, o, h] | (know[i, LACKS, source, h] & mask)
         least = _max(know[i, LEAST, o, h], know[i, LEAST, source, h] & mask, h80)
@@ -270,23 +267,28 @@ def _inject(know, i, source, o, seat, live, h80):  # pragma: no cover - compiled
 
 
 @njit(cache=True)
-def _close_all(know, i, dirty, live, sizes, n, original, low, h80, cards,
+def _close_all(know, i, dirty, changed, live, sizes, n, original, low, h80, cards,
                last):  # pragma: no cover - compiled
-    """Every observer's tables to the fixed point of rules 1-8 after an event."""
+    """Every observer's tables to the fixed point of rules 1-8 after an event that changed
+    the tables of the observers in the bits of ``changed`` (the others are still closed)."""
     if not original:
         for o in range(n):
-            _close_observer(know, i, o, dirty, live, sizes, n, low, h80, cards, last)
+            if changed >> o & 1:
+                _close_observer(know, i, o, dirty, live, sizes, n, low, h80, cards, last)
         return
     # "what k can tell that j knows" learns from k's own tables, never the other way: k's own
     # tables first, then the others with what k knows of j
     for k in range(n):
-        _close_observer(know, i, k * n + k, dirty, live, sizes, n, low, h80, cards, last)
+        if changed >> (k * n + k) & 1:
+            _close_observer(know, i, k * n + k, dirty, live, sizes, n, low, h80, cards, last)
     for k in range(n):
         for j in range(n):
             if j != k:
                 o = k * n + j
                 more = _inject(know, i, k * n + k, o, j, live, h80)
-                _close_observer(know, i, o, dirty | more, live, sizes, n, low, h80, cards, last)
+                if more or changed >> o & 1:
+                    _close_observer(know, i, o, dirty | more, live, sizes, n, low, h80, cards,
+                                    last)
 
 
 @njit(cache=True, inline="always")
@@ -306,6 +308,7 @@ def _learn_ask(know, sizes, i, cfg, asker, respondent, card, success,
     h, pos = card // HALF_SUIT_SIZE, card % HALF_SUIT_SIZE
     mine, theirs = ONE << U(8 * asker), ONE << U(8 * respondent)
     take, give = mine << U(pos), theirs << U(pos)
+    changed = (1 << cfg.num_observers) - 1
     for o in range(cfg.num_observers):
         if success:
             # before the move the asker lacked the card and held another of the half-suit,
@@ -315,11 +318,15 @@ def _learn_ask(know, sizes, i, cfg, asker, respondent, card, success,
             know[i, HOLDS, o, h] = (know[i, HOLDS, o, h] & ~give) | take
             know[i, LACKS, o, h] = (know[i, LACKS, o, h] & ~take) | give
         else:
-            know[i, LACKS, o, h] |= take | give
-            if (know[i, LEAST, o, h] >> U(8 * asker)) & BYTE == ZERO:  # the asker holds one
-                know[i, LEAST, o, h] |= mine
-    _close_all(know, i, 1 << h, live, _size_bytes(sizes, i, n), n, cfg.original, low, h80,
-               cards, last)
+            lacks = know[i, LACKS, o, h] | take | give
+            least = know[i, LEAST, o, h]
+            if (least >> U(8 * asker)) & BYTE == ZERO:  # the asker holds one
+                least |= mine
+            if lacks == know[i, LACKS, o, h] and least == know[i, LEAST, o, h]:
+                changed &= ~(1 << o)  # it knew: its tables are still closed
+            know[i, LACKS, o, h], know[i, LEAST, o, h] = lacks, least
+    _close_all(know, i, 1 << h, changed, live, _size_bytes(sizes, i, n), n, cfg.original, low,
+               h80, cards, last)
 
 
 @njit(cache=True)
@@ -329,8 +336,9 @@ def _learn_claim(know, sizes, i, cfg, h, live):  # pragma: no cover - compiled
         know[i, HOLDS, o, h] = ZERO
         know[i, LACKS, o, h] = cfg.cards
         know[i, LEAST, o, h] = ZERO
-    _close_all(know, i, 0, live, _size_bytes(sizes, i, cfg.num_players), cfg.num_players,
-               cfg.original, cfg.low, cfg.h80, cfg.cards, cfg.last)
+    _close_all(know, i, 0, (1 << cfg.num_observers) - 1, live,
+               _size_bytes(sizes, i, cfg.num_players), cfg.num_players, cfg.original, cfg.low,
+               cfg.h80, cfg.cards, cfg.last)
 
 
 @njit(cache=True)
@@ -346,8 +354,8 @@ def _learn_deal(know, hands, sizes, i, cfg):  # pragma: no cover - compiled
             know[i, HOLDS, o, h] = mine << at
             know[i, LACKS, o, h] = (CARD_BITS & ~mine) << at
             know[i, LEAST, o, h] = U(POPCOUNT[np.int64(mine)]) << at
-    _close_all(know, i, ALL_HALVES, ALL_HALVES, _size_bytes(sizes, i, n), n, cfg.original,
-               cfg.low, cfg.h80, cfg.cards, cfg.last)
+    _close_all(know, i, ALL_HALVES, (1 << cfg.num_observers) - 1, ALL_HALVES,
+               _size_bytes(sizes, i, n), n, cfg.original, cfg.low, cfg.h80, cfg.cards, cfg.last)
 
 
 # --- the rules ---------------------------------------------------------------------------------
