@@ -23,7 +23,8 @@ write them, then every rule to the fixed point). Every rule only adds facts that
 true facts and is monotone on true tables, so the fixed point does not depend on the order the
 rules run in: the twin runs them per observer (one 64-bit word per half-suit, one byte per
 seat: the engine's byte-wise arithmetic), the engine over all observers at once, and both reach
-the same tables (tests/test_batched_twins.py compares them every step).
+the same tables (tests/games/test_literature_batched.py compares every observer's every step;
+tests/test_batched_twins.py the observations, which show each seat its own).
 
 Observations as ``encoding.py``'s encoders; agents as ``agents.py``'s ``cautious`` and
 ``heuristic`` (their decisions and draws, from the seat's view only).
@@ -250,7 +251,7 @@ def _close_observer(know, i, o, dirty, live, sizes, n, low, h80, cards,
 
 
 @njit(cache=True)
-def _inject(know, i, source, o, seat, live, h80):  # pragma: no cover - compiled
+def _inject(know, i, source, o, seat, h80):  # pragma: no cover - compiled
     """Rule 8: observer o learns every fact that ``source`` knows about ``seat``; the
     half-suits where it learnt something."""
     mask = BYTE << U(8 * seat)
@@ -285,7 +286,7 @@ def _close_all(know, i, dirty, changed, live, sizes, n, original, low, h80, card
         for j in range(n):
             if j != k:
                 o = k * n + j
-                more = _inject(know, i, k * n + k, o, j, live, h80)
+                more = _inject(know, i, k * n + k, o, j, h80)
                 if more or changed >> o & 1:
                     _close_observer(know, i, o, dirty | more, live, sizes, n, low, h80, cards,
                                     last)
