@@ -388,9 +388,9 @@ class BatchedGame:
         b = state.num_envs
         index = self.agent_index(agent)
         rows = np.flatnonzero(~state.done) if rows is None else slot_indices("rows", rows, b)
-        over = np.flatnonzero(state.done[rows])
-        if len(over):
-            raise ValueError(f"rows: the game in slot {rows[over[0]]} is over; no one acts")
+        over = state.done[rows]
+        if over.any():
+            raise ValueError(f"rows: the game in slot {rows[over][0]} is over; no one acts")
         rngs, rng_of = (state.rngs, state.rng_of) if generators is None else generators
         out = np.empty(len(rows), np.int64)
         return self.loops.act_slots(state.arrays, self.cfg, rows, index, rngs, rng_of, out)
@@ -455,8 +455,7 @@ class BatchedGame:
             else:
                 raise ValueError(f"actions must be integers; got dtype {actions.dtype}")
         actions = actions.astype(np.int64, copy=False)
-        live_slots = np.flatnonzero(live)
-        i = self.checks.first_illegal(state.mask, live_slots, actions)
+        i = self.checks.first_illegal(state.mask, live, actions)
         if i >= 0:
             self._illegal(state, actions, live, int(i))
         return actions

@@ -60,27 +60,27 @@ def shuffle(rng, x):  # pragma: no cover - compiled
 
 
 @njit(cache=True, inline="always")
-def random_legal(mask, i, rng):  # pragma: no cover - compiled
-    """RandomAgent.act in game ``i``: the legal action of rank floor(rng.random() * count)."""
+def random_legal(mask, i, rng, legal):  # pragma: no cover - compiled
+    """RandomAgent.act in game ``i``: the legal action of rank floor(rng.random() * count).
+
+    Branch-free: the legal actions are listed in ``legal`` (scratch, one more than the
+    actions) by always writing and advancing only past a legal one; a loop that stops at the
+    pick mispredicts on almost every game."""
     count = 0
     for a in range(mask.shape[1]):
+        legal[count] = a
         count += mask[i, a] != 0
-    pick = int(rng.random() * count)
-    for a in range(mask.shape[1]):
-        if mask[i, a] != 0:
-            if pick == 0:
-                return a
-            pick -= 1
-    return 0
+    return legal[int(rng.random() * count)]
 
 
 @njit(cache=True)
 def first_illegal(mask, live, actions):  # pragma: no cover - compiled
-    """The first slot of ``live`` whose action is out of range or illegal, or -1."""
+    """The first slot where ``live`` ((B,) bool) is set and the action is out of range or
+    illegal, or -1."""
     num_actions = mask.shape[1]
-    for i in live:
+    for i in range(len(live)):
         a = actions[i]
-        if a < 0 or a >= num_actions or mask[i, a] == 0:
+        if live[i] and (a < 0 or a >= num_actions or mask[i, a] == 0):
             return i
     return -1
 
@@ -108,11 +108,13 @@ def _close(s, slots):  # pragma: no cover - compiled
 
 
 @njit(inline="always")
-def _play(step, s, cfg, slots, actions, rngs, rng_of):  # pragma: no cover - compiled
-    """Game.apply in each game of ``slots``: the twin's rules, then the step count and cap."""
-    for i in slots:
-        for q in range(s.rewards.shape[1]):
-            s.rewards[i, q] = 0.0
+def _play(step, s, cfg, slots, actions, rngs, rng_of, zeroed=False):  # pragma: no cover
+    """Game.apply in each game of ``slots``: the twin's rules, then the step count and cap
+    (``zeroed``: their rewards are 0 already)."""
+    if not zeroed:
+        for i in slots:
+            for q in range(s.rewards.shape[1]):
+                s.rewards[i, q] = 0.0
     step(s, cfg, slots, actions, rngs, rng_of)
     for i in slots:
         s.steps[i] += 1
@@ -126,14 +128,15 @@ def _choose(act, s, cfg, rows, agent, rngs, rng_of, out):  # pragma: no cover - 
     """out[r]: agent ``agent``'s action in game rows[r] (RANDOM: RandomAgent's draw)."""
     if agent == RANDOM:
         mask = s.mask
+        legal = np.empty(mask.shape[1] + 1, np.int64)
         if len(rngs) == 1:  # one generator for the batch: looked up once
             rng = rngs[0]
             for r in range(len(rows)):
-                out[r] = random_legal(mask, rows[r], rng)
+                out[r] = random_legal(mask, rows[r], rng, legal)
         else:
             for r in range(len(rows)):
                 i = rows[r]
-                out[r] = random_legal(mask, i, rngs[rng_of[i]])
+                out[r] = random_legal(mask, i, rngs[rng_of[i]], legal)
     else:
         act(s, cfg, rows, agent, rngs, rng_of, out)
     return out
@@ -151,7 +154,7 @@ def step_slots(s, cfg, live, actions, rngs, rng_of):  # pragma: no cover - compi
     moves = np.empty(len(live), np.int64)
     for r in range(len(live)):
         moves[r] = actions[live[r]]
-    _play(STEP, s, cfg, live, moves, rngs, rng_of)
+    _play(STEP, s, cfg, live, moves, rngs, rng_of, True)
 
 
 def observe_slots(s, cfg, rows, seats, encoding, out):  # pragma: no cover - compiled
@@ -318,6 +321,21 @@ def _final(observe, result, s, cfg, rows, seats, encoding, final_obs, payoffs, s
 
 
 # --- one compiled copy of the public loops per twin -------------------------------------------
+def source_digest(module: str) -> str:
+    """12 hex digits of a hash of every ``.py`` file beside ``module`` (the twin's package:
+    its kernels and the rules and encoders they read)."""
+    import hashlib
+    import importlib.util
+    from pathlib import Path
+
+    origin = importlib.util.find_spec(module).origin
+    digest = hashlib.sha1()
+    for path in sorted(Path(origin).parent.glob("*.py")):
+        digest.update(path.name.encode())
+        digest.update(path.read_bytes())
+    return digest.hexdigest()[:12]
+
+
 PUBLIC = ("deal_slots", "step_slots", "observe_slots", "act_slots", "result_slots", "turn_moves")
 _COPIES: dict[str, types.SimpleNamespace] = {}
 
@@ -325,11 +343,14 @@ _COPIES: dict[str, types.SimpleNamespace] = {}
 def specialize(tag: str, deal, step, observe, act, result) -> types.SimpleNamespace:
     """The public loops compiled for one twin's kernels (made once per ``tag``, the twin's
     module): copies of these functions whose globals DEAL, STEP, OBSERVE, ACT and RESULT are
-    the kernels, each named after ``tag`` so that its on-disk cache is its own."""
+    the kernels, each named after ``tag`` and a digest of the source of the twin's package,
+    so that its on-disk cache is its own and a changed twin never runs a stale copy (numba
+    checks only the file that defines a cached function, and the kernels are compiled into
+    these copies)."""
     loops = _COPIES.get(tag)
     if loops is None:
         env = dict(globals(), DEAL=deal, STEP=step, OBSERVE=observe, ACT=act, RESULT=result)
-        label = tag.replace(".", "_")
+        label = f"{tag.replace('.', '_')}_{source_digest(tag)}"
         compiled = {}
         for name in PUBLIC:
             function = globals()[name]

@@ -62,42 +62,44 @@ def allocate(game: NinetyEightCards, cfg: Config, b: int) -> Arrays:
 def _refill(s, slots, flags):  # pragma: no cover - compiled
     """NinetyEightCards._refill in each game of ``slots`` whose flag is set: draw back up to 8
     cards, keeping the hand sorted."""
-    hand = s.hand
+    deck, deck_pos, hand, hand_size, in_draw = s.deck, s.deck_pos, s.hand, s.hand_size, s.in_draw
     for r in range(len(slots)):
         if not flags[r]:
             continue
         i = slots[r]
-        while s.hand_size[i] < HAND_SIZE and s.deck_pos[i] < NUM_CARDS:
-            card = s.deck[i, s.deck_pos[i]]
-            s.deck_pos[i] += 1
-            s.in_draw[i, card - LOWEST] = 0.0
-            j = s.hand_size[i]
+        while hand_size[i] < HAND_SIZE and deck_pos[i] < NUM_CARDS:
+            card = deck[i, deck_pos[i]]
+            deck_pos[i] += 1
+            in_draw[i, card - LOWEST] = 0.0
+            j = hand_size[i]
             while j > 0 and hand[i, j - 1] > card:
                 hand[i, j] = hand[i, j - 1]
                 j -= 1
             hand[i, j] = card
-            s.hand_size[i] += 1
+            hand_size[i] += 1
 
 
 @njit(cache=True)
 def _update_masks(s, cfg, slots):  # pragma: no cover - compiled
     """NinetyEightCards._update_legal in each game of ``slots``: the mask, and the end when
     nothing is legal or every card is played."""
-    mask, fits = s.mask, cfg.fits
+    (tops, hand, deck_pos, turn_played, hand_size, terminated, mask) = (
+        s.tops, s.hand, s.deck_pos, s.turn_played, s.hand_size, s.terminated, s.mask)
+    fits = cfg.fits
     for i in slots:
         any_legal = False
         for pile in range(4):
-            top = s.tops[i, pile]
+            top = tops[i, pile]
             for slot in range(HAND_SIZE):
-                legal = fits[pile, top, s.hand[i, slot]]
+                legal = fits[pile, top, hand[i, slot]]
                 mask[i, HAND_SIZE * pile + slot] = legal
                 any_legal |= legal != 0
         if cfg.standard:
-            end = (2 if s.deck_pos[i] < NUM_CARDS else 1) - s.turn_played[i] <= 0
+            end = (2 if deck_pos[i] < NUM_CARDS else 1) - turn_played[i] <= 0
             mask[i, END_TURN] = end
             any_legal |= end
-        if not any_legal or (s.hand_size[i] == 0 and s.deck_pos[i] == NUM_CARDS):
-            s.terminated[i] = True
+        if not any_legal or (hand_size[i] == 0 and deck_pos[i] == NUM_CARDS):
+            terminated[i] = True
 
 
 @njit(cache=True)
@@ -125,12 +127,13 @@ def deal(s, cfg, slots, rngs, rng_of):  # pragma: no cover - compiled
 def step(s, cfg, slots, actions, rngs, rng_of):  # pragma: no cover - compiled
     """NinetyEightCards._apply: a card on a pile (and under the original rules a refill), or
     the end of the turn and a refill."""
+    (hand, hand_size, tops, played, turn_played, rewards) = (
+        s.hand, s.hand_size, s.tops, s.played, s.turn_played, s.rewards)
     refill = np.zeros(len(slots), np.bool_)
-    hand = s.hand
     for r in range(len(slots)):
         i, a = slots[r], actions[r]
         if a == END_TURN:
-            s.turn_played[i] = 0
+            turn_played[i] = 0
             refill[r] = True
             continue
         pile, slot = a // HAND_SIZE, a % HAND_SIZE
@@ -138,14 +141,14 @@ def step(s, cfg, slots, actions, rngs, rng_of):  # pragma: no cover - compiled
         for j in range(slot, HAND_SIZE - 1):
             hand[i, j] = hand[i, j + 1]
         hand[i, HAND_SIZE - 1] = 0
-        s.hand_size[i] -= 1
-        s.tops[i, pile] = card
-        s.played[i] += 1
+        hand_size[i] -= 1
+        tops[i, pile] = card
+        played[i] += 1
         if cfg.standard:
-            s.turn_played[i] += 1
+            turn_played[i] += 1
         else:
             refill[r] = True
-        s.rewards[i, 0] = s.played[i] - 1 if cfg.shaped else 1.0
+        rewards[i, 0] = played[i] - 1 if cfg.shaped else 1.0
     _refill(s, slots, refill)
     _update_masks(s, cfg, slots)
 
@@ -153,30 +156,32 @@ def step(s, cfg, slots, actions, rngs, rng_of):  # pragma: no cover - compiled
 @njit(cache=True)
 def observe(s, cfg, rows, seats, encoding, out):  # pragma: no cover - compiled
     """Row r: game rows[r]'s observation, DefaultEncoder (0) or OriginalEncoder (1)."""
+    (hand, tops, deck_pos, played, turn_played, in_draw) = (
+        s.hand, s.tops, s.deck_pos, s.played, s.turn_played, s.in_draw)
     board = np.empty(12, np.int64)
     for r in range(len(rows)):
         i = rows[r]
         if encoding == 0:
             for pile in range(4):
-                top = s.tops[i, pile]
+                top = tops[i, pile]
                 out[r, pile] = cfg.per_100[top]
                 for slot in range(HAND_SIZE):
-                    out[r, 12 + 8 * pile + slot] = cfg.jump_features[pile, top, s.hand[i, slot]]
+                    out[r, 12 + 8 * pile + slot] = cfg.jump_features[pile, top, hand[i, slot]]
             for slot in range(HAND_SIZE):
-                out[r, 4 + slot] = cfg.per_100[s.hand[i, slot]]
-            out[r, 44] = (NUM_CARDS - s.deck_pos[i]) / (NUM_CARDS - HAND_SIZE)
-            out[r, 45] = s.played[i] / NUM_CARDS
-            out[r, 46] = s.turn_played[i] / HAND_SIZE
-            need = (2 if s.deck_pos[i] < NUM_CARDS else 1) - s.turn_played[i]
+                out[r, 4 + slot] = cfg.per_100[hand[i, slot]]
+            out[r, 44] = (NUM_CARDS - deck_pos[i]) / (NUM_CARDS - HAND_SIZE)
+            out[r, 45] = played[i] / NUM_CARDS
+            out[r, 46] = turn_played[i] / HAND_SIZE
+            need = (2 if deck_pos[i] < NUM_CARDS else 1) - turn_played[i]
             out[r, 47] = max(need, 0) / 2.0 if cfg.standard else 0.0
             for j in range(NUM_CARDS):
-                out[r, 48 + j] = s.in_draw[i, j]
+                out[r, 48 + j] = in_draw[i, j]
         else:
-            out[r, 0] = 99 - s.played[i]
+            out[r, 0] = 99 - played[i]
             for pile in range(4):
-                board[pile] = s.tops[i, pile]
+                board[pile] = tops[i, pile]
             for slot in range(HAND_SIZE):
-                board[4 + slot] = s.hand[i, slot]
+                board[4 + slot] = hand[i, slot]
             board.sort()
             for j in range(12):
                 out[r, 1 + j] = board[j]
@@ -187,16 +192,17 @@ def act(s, cfg, rows, agent, rngs, rng_of, out):  # pragma: no cover - compiled
     """GreedyAgent (agent 1): the play that moves a pile least (the tens trick first); under
     standard rules, once the minimum is played, only a free move (jump <= 0), else the end of
     the turn."""
+    mask, tops, hand = s.mask, s.tops, s.hand
     for r in range(len(rows)):
         i = rows[r]
         best, cost = -1, 0
         for a in range(END_TURN):
-            if s.mask[i, a]:
-                jump = cfg.jumps[a // HAND_SIZE, s.tops[i, a // HAND_SIZE],
-                                 s.hand[i, a % HAND_SIZE]]
+            if mask[i, a]:
+                jump = cfg.jumps[a // HAND_SIZE, tops[i, a // HAND_SIZE],
+                                 hand[i, a % HAND_SIZE]]
                 if best < 0 or jump < cost:
                     best, cost = a, jump
-        if cfg.standard and s.mask[i, END_TURN] and (best < 0 or cost > 0):
+        if cfg.standard and mask[i, END_TURN] and (best < 0 or cost > 0):
             best = END_TURN
         out[r] = best
 

@@ -44,15 +44,16 @@ def allocate(game: SimpleTricks, cfg: Config, b: int) -> Arrays:
 def _update_masks(s, slots, n):  # pragma: no cover - compiled
     """SimpleTricks._legal_mask in each game of ``slots`` not over: the hand, or only the led
     colour's cards when holding one."""
+    terminated, current_player, lead = s.terminated, s.current_player, s.lead
     planes, mask = s.planes, s.mask
     for i in slots:
-        if s.terminated[i]:
+        if terminated[i]:
             continue
-        p = s.current_player[i]
+        p = current_player[i]
         start, stop = 0, 2 * n
-        lead = s.lead[i]
-        if lead >= 0:
-            colour = (lead // n) * n
+        led = lead[i]
+        if led >= 0:
+            colour = (led // n) * n
             for j in range(colour, colour + n):
                 if planes[i, p, j]:
                     start, stop = colour, colour + n
@@ -91,30 +92,30 @@ def step(s, cfg, slots, actions, rngs, rng_of):  # pragma: no cover - compiled
     """SimpleTricks._apply: lead or follow; the trick's winner leads the next."""
     n = cfg.n
     c = 2 * n
-    planes = s.planes
+    planes, lead, leader, tricks, player = s.planes, s.lead, s.leader, s.tricks, s.current_player
     for r in range(len(slots)):
         i, card = slots[r], actions[r]
-        p = s.current_player[i]
+        p = player[i]
         planes[i, p, card] = 0
         planes[i, 1 - p, c + card] = 0
-        if s.lead[i] < 0:
-            s.lead[i] = card
-            s.leader[i] = p
-            s.current_player[i] = 1 - p
+        if lead[i] < 0:
+            lead[i] = card
+            leader[i] = p
+            player[i] = 1 - p
         else:
-            led, first = s.lead[i], s.leader[i]
+            led, first = lead[i], leader[i]
             winner = p if card // n == led // n and card % n > led % n else first
             planes[i, first, 2 * c + led] = 1
             planes[i, 1 - first, 3 * c + led] = 1
             planes[i, p, 2 * c + card] = 1
             planes[i, 1 - p, 3 * c + card] = 1
-            s.tricks[i, winner] += 1
-            s.lead[i] = -1
-            s.leader[i] = winner
-            s.current_player[i] = winner
-            if s.tricks[i, 0] + s.tricks[i, 1] == n:
+            tricks[i, winner] += 1
+            lead[i] = -1
+            leader[i] = winner
+            player[i] = winner
+            if tricks[i, 0] + tricks[i, 1] == n:
                 s.terminated[i] = True
-                diff = np.sign(s.tricks[i, 0] - s.tricks[i, 1])
+                diff = np.sign(tricks[i, 0] - tricks[i, 1])
                 s.rewards[i, 0] = diff
                 s.rewards[i, 1] = -diff
     _update_masks(s, slots, n)
@@ -124,6 +125,8 @@ def step(s, cfg, slots, actions, rngs, rng_of):  # pragma: no cover - compiled
 def observe(s, cfg, rows, seats, encoding, out):  # pragma: no cover - compiled
     """Row r: seat seats[r]'s observation of game rows[r], TricksEncoder (encoding 0,
     "default") or OriginalEncoder (1)."""
+    (lead, leader, tricks, current_player, terminated, truncated) = (
+        s.lead, s.leader, s.tricks, s.current_player, s.terminated, s.truncated)
     n = cfg.n
     c = 2 * n
     planes = s.planes
@@ -134,19 +137,19 @@ def observe(s, cfg, rows, seats, encoding, out):  # pragma: no cover - compiled
                 out[r, j] = planes[i, q, j]
             for j in range(4 * c, 5 * c):
                 out[r, j] = 0.0
-            if s.lead[i] >= 0:
-                out[r, 4 * c + s.lead[i]] = 1.0
-            live = not (s.terminated[i] or s.truncated[i])
-            out[r, 5 * c] = 1.0 if s.current_player[i] == q and live else 0.0
-            out[r, 5 * c + 1] = s.tricks[i, q] / n
-            out[r, 5 * c + 2] = s.tricks[i, 1 - q] / n
+            if lead[i] >= 0:
+                out[r, 4 * c + lead[i]] = 1.0
+            live = not (terminated[i] or truncated[i])
+            out[r, 5 * c] = 1.0 if current_player[i] == q and live else 0.0
+            out[r, 5 * c + 1] = tricks[i, q] / n
+            out[r, 5 * c + 2] = tricks[i, 1 - q] / n
         else:
             for j in range(c):
                 out[r, j] = planes[i, q, 2 * c + j] + planes[i, q, 3 * c + j]
                 out[r, c + j] = planes[i, q, j]
                 out[r, 2 * c + j] = 0.0
-            if s.lead[i] >= 0 and s.leader[i] != q:
-                out[r, 2 * c + s.lead[i]] = 1.0
+            if lead[i] >= 0 and leader[i] != q:
+                out[r, 2 * c + lead[i]] = 1.0
 
 
 FIRST_PLAY, HEURISTIC = 1, 2
@@ -165,6 +168,7 @@ def _lowest(mask, i, c, n):  # pragma: no cover - compiled
 @njit(cache=True)
 def act(s, cfg, rows, agent, rngs, rng_of, out):  # pragma: no cover - compiled
     """FirstPlayAgent (agent 1) or HeuristicAgent (2) for the seat to act in games ``rows``."""
+    lead, deal_pos, planes, current_player = s.lead, s.deal_pos, s.planes, s.current_player
     n = cfg.n
     c = 2 * n
     mask = s.mask
@@ -173,28 +177,28 @@ def act(s, cfg, rows, agent, rngs, rng_of, out):  # pragma: no cover - compiled
         if agent == FIRST_PLAY:  # the legal card dealt first into the hand
             best = -1
             for card in range(c):
-                if mask[i, card] and (best < 0 or s.deal_pos[i, card] < s.deal_pos[i, best]):
+                if mask[i, card] and (best < 0 or deal_pos[i, card] < deal_pos[i, best]):
                     best = card
             out[r] = best
             continue
-        lead = s.lead[i]
-        if lead >= 0:  # beat the lead as cheaply as possible, else the lowest of its colour
-            colour = lead // n
+        led = lead[i]
+        if led >= 0:  # beat the lead as cheaply as possible, else the lowest of its colour
+            colour = led // n
             beat, same = -1, -1
             for v in range(n):
                 card = colour * n + v
                 if mask[i, card]:
                     if same < 0:
                         same = card
-                    if beat < 0 and v > lead % n:
+                    if beat < 0 and v > led % n:
                         beat = card
             out[r] = beat if beat >= 0 else same if same >= 0 else _lowest(mask, i, c, n)
             continue
         # leading: the lowest card above the opponent's best of its colour (by elimination)
-        p = s.current_player[i]
+        p = current_player[i]
         best_0, best_1 = -1, -1
         for card in range(c):
-            if s.planes[i, p, c + card]:
+            if planes[i, p, c + card]:
                 if card < n:
                     best_0 = card % n
                 else:

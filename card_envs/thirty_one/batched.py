@@ -129,16 +129,18 @@ def _next_in(lives, i, p, n):  # pragma: no cover - compiled
 def _update_masks(s, slots):  # pragma: no cover - compiled
     """ThirtyOne._legal_mask in each match of ``slots`` not over: place (no throw after a
     take), or draw/take/knock (no knock once someone has knocked)."""
+    (terminated, phase, mask, knocker, from_discard) = (
+        s.terminated, s.phase, s.mask, s.knocker, s.from_discard)
     for i in slots:
-        if s.terminated[i]:
+        if terminated[i]:
             continue
-        placing = s.phase[i] == 1
+        placing = phase[i] == 1
         for a in range(3):
-            s.mask[i, a] = not placing
-            s.mask[i, 3 + a] = placing
-        if not placing and s.knocker[i] >= 0:
-            s.mask[i, KNOCK] = 0
-        s.mask[i, THROW] = placing and not s.from_discard[i]
+            mask[i, a] = not placing
+            mask[i, 3 + a] = placing
+        if not placing and knocker[i] >= 0:
+            mask[i, KNOCK] = 0
+        mask[i, THROW] = placing and not from_discard[i]
 
 
 @njit(cache=True)
@@ -350,67 +352,73 @@ def step(s, cfg, slots, actions, rngs, rng_of):  # pragma: no cover - compiled
     """ThirtyOne._apply: draw, take or knock; or place the card and end the turn (a reshuffle
     of an empty deck; a showdown and the next deal when the round ends). The rewards: the
     pending ones of the last deal first, then what the showdown paid."""
+    (current_player, terminated, hands, shown, deck, deck_size, discard, discard_size,
+     in_discard, discard_values, knocker, first_turn, phase, drawn, from_discard, round_turns,
+     lives, rewards, pending, has_pending) = (
+        s.current_player, s.terminated, s.hands, s.shown, s.deck, s.deck_size, s.discard,
+        s.discard_size, s.in_discard, s.discard_values, s.knocker, s.first_turn, s.phase, s.drawn,
+        s.from_discard, s.round_turns, s.lives, s.rewards, s.pending, s.has_pending)
     n = cfg.num_players
     k = len(slots)
     showdown = np.zeros(k, np.bool_)
     for r in range(k):
         i, a = slots[r], actions[r]
-        p = s.current_player[i]
+        p = current_player[i]
         end_turn = False
-        if s.phase[i] == 0:
+        if phase[i] == 0:
             if a == KNOCK:
-                s.knocker[i] = p
-                if s.first_turn[i]:  # under the gun: the showdown at once
-                    s.first_turn[i] = False
-                    s.round_turns[i] += 1
+                knocker[i] = p
+                if first_turn[i]:  # under the gun: the showdown at once
+                    first_turn[i] = False
+                    round_turns[i] += 1
                     showdown[r] = True
                 else:
                     end_turn = True
             else:
-                s.first_turn[i] = False
+                first_turn[i] = False
                 if a == DRAW:
-                    s.deck_size[i] -= 1
-                    s.drawn[i] = s.deck[i, s.deck_size[i]]
-                    s.from_discard[i] = False
+                    deck_size[i] -= 1
+                    drawn[i] = deck[i, deck_size[i]]
+                    from_discard[i] = False
                 else:
-                    s.discard_size[i] -= 1
-                    card = s.discard[i, s.discard_size[i]]
-                    s.in_discard[i, card] = 0.0
+                    discard_size[i] -= 1
+                    card = discard[i, discard_size[i]]
+                    in_discard[i, card] = 0.0
                     for suit in range(NUM_SUITS):
-                        s.discard_values[i, suit] -= CARD_VALUE[card, suit]
-                    s.drawn[i] = card
-                    s.from_discard[i] = True
-                s.phase[i] = 1
+                        discard_values[i, suit] -= CARD_VALUE[card, suit]
+                    drawn[i] = card
+                    from_discard[i] = True
+                phase[i] = 1
         else:
-            card = s.drawn[i]
+            card = drawn[i]
             gone = card
             if a != THROW:
                 slot = a - PLACE
-                gone = s.hands[i, p, slot]
-                s.hands[i, p, slot] = card
-                s.shown[i, p, slot] = card if s.from_discard[i] else NO_CARD
-            s.discard[i, s.discard_size[i]] = gone
-            s.discard_size[i] += 1
-            s.in_discard[i, gone] = 1.0
+                gone = hands[i, p, slot]
+                hands[i, p, slot] = card
+                shown[i, p, slot] = card if from_discard[i] else NO_CARD
+            discard[i, discard_size[i]] = gone
+            discard_size[i] += 1
+            in_discard[i, gone] = 1.0
             for suit in range(NUM_SUITS):
-                s.discard_values[i, suit] += CARD_VALUE[gone, suit]
-            s.drawn[i] = NO_CARD
-            s.phase[i] = 0
+                discard_values[i, suit] += CARD_VALUE[gone, suit]
+            drawn[i] = NO_CARD
+            phase[i] = 0
             end_turn = True
         if end_turn:  # ThirtyOne._end_turn
-            s.round_turns[i] += 1
-            if s.deck_size[i] == 0:
+            round_turns[i] += 1
+            if deck_size[i] == 0:
                 _reshuffle(s, i, rngs[rng_of[i]])
-            if cfg.instant_31 and _code(cfg.codes, s.hands[i, p, 0], s.hands[i, p, 1],
-                                        s.hands[i, p, 2]) == TWICE_31:
+            if cfg.instant_31 and _code(cfg.codes, hands[i, p, 0], hands[i, p, 1],
+                                        hands[i, p, 2]) == TWICE_31:
                 showdown[r] = True
             else:
-                nxt = _next_in(s.lives, i, p, n)
-                if nxt == s.knocker[i] or (s.knocker[i] < 0
-                                          and s.round_turns[i] >= cfg.max_round_turns):
+                nxt = _next_in(lives, i, p, n)
+                if nxt == knocker[i] or (knocker[i] < 0
+                                          and round_turns[i] >= cfg.max_round_turns):
                     showdown[r] = True
                 else:
-                    s.current_player[i] = nxt
+                    current_player[i] = nxt
     rows = np.flatnonzero(showdown)
     paid = np.zeros((len(rows), n))
     if len(rows):
@@ -418,14 +426,14 @@ def step(s, cfg, slots, actions, rngs, rng_of):  # pragma: no cover - compiled
     t = 0
     for r in range(k):
         i = slots[r]
-        has = showdown[r] and (cfg.shaped or s.terminated[i])
-        if s.has_pending[i]:  # rounds settled at the last deal are paid now, first
+        has = showdown[r] and (cfg.shaped or terminated[i])
+        if has_pending[i]:  # rounds settled at the last deal are paid now, first
             for q in range(n):
-                s.rewards[i, q] = s.pending[i, q] + paid[t, q] if has else s.pending[i, q]
-            s.has_pending[i] = False
+                rewards[i, q] = pending[i, q] + paid[t, q] if has else pending[i, q]
+            has_pending[i] = False
         elif has:
             for q in range(n):
-                s.rewards[i, q] = paid[t, q]
+                rewards[i, q] = paid[t, q]
         t += showdown[r]
     _update_masks(s, slots)
 
@@ -434,6 +442,12 @@ def step(s, cfg, slots, actions, rngs, rng_of):  # pragma: no cover - compiled
 def observe(s, cfg, rows, seats, encoding, out):  # pragma: no cover - compiled
     """Row r: seat seats[r]'s observation of match rows[r], DefaultEncoder (0) or
     OriginalEncoder (1)."""
+    (current_player, terminated, truncated, hands, shown, discard, discard_size, in_discard,
+     discard_values, knocker, first_turn, phase, drawn, from_discard, round_turns, lives,
+     opener, deck_size) = (
+        s.current_player, s.terminated, s.truncated, s.hands, s.shown, s.discard, s.discard_size,
+        s.in_discard, s.discard_values, s.knocker, s.first_turn, s.phase, s.drawn, s.from_discard,
+        s.round_turns, s.lives, s.opener, s.deck_size)
     n = cfg.num_players
     codes = cfg.codes
     places = np.zeros(n, np.int64)
@@ -443,20 +457,20 @@ def observe(s, cfg, rows, seats, encoding, out):  # pragma: no cover - compiled
     inv_turns = 1.0 / cfg.max_round_turns
     for r in range(len(rows)):
         i, me = rows[r], seats[r]
-        acting = s.current_player[i]
-        phase = s.phase[i]
-        done = s.terminated[i] or s.truncated[i]
+        acting = current_player[i]
+        ph = phase[i]
+        done = terminated[i] or truncated[i]
         to_act = acting == me and not done
-        drawn_v = s.drawn[i] if to_act and phase == 1 else -1
-        taken = s.drawn[i] if phase == 1 and s.from_discard[i] else -1
-        top = s.discard[i, s.discard_size[i] - 1] if s.discard_size[i] > 0 else -1
-        a, b, c = s.hands[i, me, 0], s.hands[i, me, 1], s.hands[i, me, 2]
+        drawn_v = drawn[i] if to_act and ph == 1 else -1
+        taken = drawn[i] if ph == 1 and from_discard[i] else -1
+        top = discard[i, discard_size[i] - 1] if discard_size[i] > 0 else -1
+        a, b, c = hands[i, me, 0], hands[i, me, 1], hands[i, me, 2]
         has_hand = a >= 0
         count = 0  # places[q]: q's place from me (0 me, k the k-th next seat in, -1 out)
         places[me] = 0
         for d in range(1, n):
             q = (me + d) % n
-            if s.lives[i, q] > 0:
+            if lives[i, q] > 0:
                 count += 1
                 places[q] = count
             else:
@@ -474,7 +488,7 @@ def observe(s, cfg, rows, seats, encoding, out):  # pragma: no cover - compiled
                 out[r, 12 + suit] = CARD_11[tt, suit]
                 out[r, 16 + suit] = CARD_11[td, suit]
                 out[r, 20 + suit] = (CARD_31[ha, suit] + CARD_31[hb, suit]) + CARD_31[hc, suit]
-                seen[suit] = (s.discard_values[i, suit] + CARD_VALUE[td, suit]
+                seen[suit] = (discard_values[i, suit] + CARD_VALUE[td, suit]
                               + CARD_VALUE[ha, suit] + CARD_VALUE[hb, suit]
                               + CARD_VALUE[hc, suit])
             if has_hand:
@@ -485,14 +499,14 @@ def observe(s, cfg, rows, seats, encoding, out):  # pragma: no cover - compiled
                     out[r, 26] = SCORE_31_F32[_code(codes, a, card, c)]
                     out[r, 27] = SCORE_31_F32[_code(codes, a, b, card)]
             for j in range(C):
-                out[r, 28 + j] = s.in_discard[i, j]
+                out[r, 28 + j] = in_discard[i, j]
             for q in range(n):
                 if places[q] <= 0:
                     continue
                 for suit in range(4):
                     acc[suit] = 0.0
                 for k in range(4):
-                    card = s.shown[i, q, k] if k < 3 else (taken if q == acting else -1)
+                    card = shown[i, q, k] if k < 3 else (taken if q == acting else -1)
                     card %= 53
                     for suit in range(4):
                         acc[suit] = acc[suit] + CARD_31[card, suit]
@@ -504,32 +518,32 @@ def observe(s, cfg, rows, seats, encoding, out):  # pragma: no cover - compiled
             start = 84 + 4 * (n - 1)
             for q in range(n):
                 if places[q] >= 0:
-                    out[r, start + places[q]] = cfg.lives_f32[s.lives[i, q]]
-            knocker = s.knocker[i]
-            if knocker >= 0 and places[knocker] >= 0:
-                out[r, start + n + places[knocker]] = 1.0
+                    out[r, start + places[q]] = cfg.lives_f32[lives[i, q]]
+            knocked = knocker[i]
+            if knocked >= 0 and places[knocked] >= 0:
+                out[r, start + n + places[knocked]] = 1.0
             if places[acting] >= 0:
                 out[r, start + 2 * n + places[acting]] = 1.0
-            if places[s.opener[i]] >= 0:
-                out[r, start + 3 * n + places[s.opener[i]]] = 1.0
+            if places[opener[i]] >= 0:
+                out[r, start + 3 * n + places[opener[i]]] = 1.0
             start += 4 * n
-            out[r, start] = phase
-            out[r, start + 1] = 1.0 if phase == 1 and taken >= 0 else 0.0
-            out[r, start + 2] = s.first_turn[i]
-            out[r, start + 3] = s.deck_size[i] * INV_C
-            first = s.first_turn[i]
-            out[r, start + 4] = 0.0 if first else min(s.round_turns[i] * inv_turns, 1.0)
+            out[r, start] = ph
+            out[r, start + 1] = 1.0 if ph == 1 and taken >= 0 else 0.0
+            out[r, start + 2] = first_turn[i]
+            out[r, start + 3] = deck_size[i] * INV_C
+            first = first_turn[i]
+            out[r, start + 4] = 0.0 if first else min(round_turns[i] * inv_turns, 1.0)
             continue
         # the original encoding: source 001's ActionNN or SwapNN input
-        unseen = C - s.discard_size[i] - (3 if has_hand else 0)
+        unseen = C - discard_size[i] - (3 if has_hand else 0)
         for suit in range(4):
-            seen[suit] = s.discard_values[i, suit]
+            seen[suit] = discard_values[i, suit]
             if has_hand:
                 seen[suit] += CARD_VALUE[a, suit] + CARD_VALUE[b, suit] + CARD_VALUE[c, suit]
         for q in range(n):
             if places[q] > 0:
                 for k in range(3):
-                    card = s.shown[i, q, k]
+                    card = shown[i, q, k]
                     if card >= 0:
                         unseen -= 1
                         for suit in range(4):
@@ -550,9 +564,9 @@ def observe(s, cfg, rows, seats, encoding, out):  # pragma: no cover - compiled
             out[r, 0] = 1.0
             for k in range(3):
                 for suit in range(4):
-                    out[r, 47 + 4 * k + suit] = CARD_SOURCE[s.hands[i, me, k], suit]
-                    if left >= 0 and s.shown[i, left, k] >= 0:
-                        out[r, 67 + 4 * k + suit] = CARD_SOURCE[s.shown[i, left, k], suit]
+                    out[r, 47 + 4 * k + suit] = CARD_SOURCE[hands[i, me, k], suit]
+                    if left >= 0 and shown[i, left, k] >= 0:
+                        out[r, 67 + 4 * k + suit] = CARD_SOURCE[shown[i, left, k], suit]
             for suit in range(4):
                 out[r, 59 + suit] = CARD_SOURCE[drawn_v, suit]
                 out[r, 63 + suit] = ev[suit]
@@ -560,23 +574,23 @@ def observe(s, cfg, rows, seats, encoding, out):  # pragma: no cover - compiled
         for k in range(3):
             for suit in range(4):
                 if has_hand:
-                    out[r, 1 + 4 * k + suit] = CARD_SOURCE[s.hands[i, me, k], suit]
-                if left >= 0 and s.shown[i, left, k] >= 0:
-                    out[r, 23 + 4 * k + suit] = CARD_SOURCE[s.shown[i, left, k], suit]
-                if right >= 0 and s.shown[i, right, k] >= 0:
-                    out[r, 35 + 4 * k + suit] = CARD_SOURCE[s.shown[i, right, k], suit]
+                    out[r, 1 + 4 * k + suit] = CARD_SOURCE[hands[i, me, k], suit]
+                if left >= 0 and shown[i, left, k] >= 0:
+                    out[r, 23 + 4 * k + suit] = CARD_SOURCE[shown[i, left, k], suit]
+                if right >= 0 and shown[i, right, k] >= 0:
+                    out[r, 35 + 4 * k + suit] = CARD_SOURCE[shown[i, right, k], suit]
         for suit in range(4):
             if top >= 0:
                 out[r, 13 + suit] = CARD_SOURCE[top, suit]
             out[r, 17 + suit] = ev[suit]
-        out[r, 21] = 1.0 if s.first_turn[i] else 0.0
-        if s.knocker[i] >= 0:
+        out[r, 21] = 1.0 if first_turn[i] else 0.0
+        if knocker[i] >= 0:
             index_knocker = index_opener = m = 0
             for q in range(n):
-                if s.lives[i, q] > 0:
-                    if q == s.knocker[i]:
+                if lives[i, q] > 0:
+                    if q == knocker[i]:
                         index_knocker = m
-                    if q == s.opener[i]:
+                    if q == opener[i]:
                         index_opener = m
                     m += 1
             out[r, 22] = (index_knocker - index_opener) % m
@@ -592,16 +606,20 @@ def act(s, cfg, rows, agent, rngs, rng_of, out):  # pragma: no cover - compiled
     """GreedyAgent (agent 1) or ExpectedValueAgent (2) for the seat to act in matches
     ``rows``; each reads its own hand, the card it must place, the discard pile, the cards
     known in the others' hands and the mask."""
+    (current_player, hands, shown, discard, discard_size, in_discard, mask, phase, drawn,
+     round_turns, lives) = (
+        s.current_player, s.hands, s.shown, s.discard, s.discard_size, s.in_discard, s.mask,
+        s.phase, s.drawn, s.round_turns, s.lives)
     n = cfg.num_players
     codes = cfg.codes
     unseen = np.empty(C, np.bool_)
     for r in range(len(rows)):
         i = rows[r]
-        me = s.current_player[i]
-        a, b, c = s.hands[i, me, 0], s.hands[i, me, 1], s.hands[i, me, 2]
+        me = current_player[i]
+        a, b, c = hands[i, me, 0], hands[i, me, 1], hands[i, me, 2]
         now = _code(codes, a, b, c)
-        if s.phase[i] == 1:
-            card = s.drawn[i]
+        if phase[i] == 1:
+            card = drawn[i]
             trials = (_code(codes, card, b, c), _code(codes, a, card, c), _code(codes, a, b, card))
             if agent == GREEDY:  # the first slot with the strictly best score above now
                 best_slot, best = -1, now
@@ -610,7 +628,7 @@ def act(s, cfg, rows, agent, rngs, rng_of, out):  # pragma: no cover - compiled
                         best_slot, best = k, trials[k]
                 if best_slot >= 0:
                     out[r] = PLACE + best_slot
-                elif s.mask[i, THROW]:
+                elif mask[i, THROW]:
                     out[r] = THROW
                 else:  # after a take (driven by hand): the least bad slot
                     least = 0
@@ -623,7 +641,7 @@ def act(s, cfg, rows, agent, rngs, rng_of, out):  # pragma: no cover - compiled
             # keeps the hand (slot -1)
             total = VALUE[a] + VALUE[b] + VALUE[c]
             best_key, choice = -1, THROW
-            if s.mask[i, THROW]:
+            if mask[i, THROW]:
                 best_key, choice = now * 1000 + total * 10 + 3, THROW
             for k in range(3):
                 held = a if k == 0 else b if k == 1 else c
@@ -633,26 +651,26 @@ def act(s, cfg, rows, agent, rngs, rng_of, out):  # pragma: no cover - compiled
             out[r] = choice
             continue
         if agent == GREEDY:
-            out[r] = KNOCK if s.mask[i, KNOCK] and now == TWICE_31 else DRAW
+            out[r] = KNOCK if mask[i, KNOCK] and now == TWICE_31 else DRAW
             continue
-        level = min(31.0, cfg.knock_at + s.round_turns[i] // cfg.knock_every)
-        if s.mask[i, KNOCK] and now / 2 >= level:
+        level = min(31.0, cfg.knock_at + round_turns[i] // cfg.knock_every)
+        if mask[i, KNOCK] and now / 2 >= level:
             out[r] = KNOCK
             continue
-        top = s.discard[i, s.discard_size[i] - 1]
+        top = discard[i, discard_size[i] - 1]
         taken = max(max(_code(codes, top, b, c), _code(codes, a, top, c)),
                     _code(codes, a, b, top)) / 2
         # the cards this seat has not seen: not in the discard pile, its hand or known
         # in the others' hands (those still in)
         for card in range(C):
-            unseen[card] = s.in_discard[i, card] == 0.0
+            unseen[card] = in_discard[i, card] == 0.0
         unseen[a] = unseen[b] = unseen[c] = False
         for d in range(1, n):
             q = (me + d) % n
-            if s.lives[i, q] > 0:
+            if lives[i, q] > 0:
                 for k in range(3):
-                    if s.shown[i, q, k] >= 0:
-                        unseen[s.shown[i, q, k]] = False
+                    if shown[i, q, k] >= 0:
+                        unseen[shown[i, q, k]] = False
         count = 0
         sum_best = 0.0  # exact: halves summing to less than 2**12
         table = cfg.table
