@@ -8,8 +8,9 @@ imports stable-baselines3 (the ``train`` extra); ``import card_envs`` never does
 SB3 semantics: a game that ends is reset in the same step; its last observation is in
 ``infos[i]["terminal_observation"]``, ``infos[i]["TimeLimit.truncated"]`` says whether the
 step cap cut it, and ``infos[i]["payoff"]`` / ``["score"]`` are the learner's result (as
-``gym_env()``'s last info carries them). ``seed(s)`` before ``reset()`` seeds the batch with ``s`` (one generator for
-the whole batch; ``CardVectorEnv.reset(seed=[...])`` gives per-game seeds).
+``gym_env()``'s last info carries them). ``seed(s)`` before ``reset()`` seeds the batch with
+``s`` (one generator for the whole batch; ``CardVectorEnv.reset(seed=[...])`` gives per-game
+seeds).
 """
 
 from __future__ import annotations
