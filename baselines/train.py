@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import shlex
 import sys
 import time
@@ -26,9 +27,7 @@ import numpy as np
 import torch as th
 import yaml
 from stable_baselines3.common.callbacks import BaseCallback
-from stable_baselines3.common.monitor import Monitor
 from stable_baselines3.common.utils import LinearSchedule, set_random_seed
-from stable_baselines3.common.vec_env import DummyVecEnv
 
 from baselines.common import (
     BUDGETS,
@@ -40,13 +39,31 @@ from baselines.common import (
     spec_and_game,
     write_csv,
 )
-from baselines.selfplay import LearnerTeammate, LiveLearner, PoolOpponent, SnapshotPool, parse_mix
-from baselines.shaping import PotentialShaping, ResultBonus
+from baselines.envs import (
+    ConcatVecEnv,
+    batched_part,
+    opponent_shares,
+    scalar_env,
+    uses_twin,
+    wrap,
+)
+from baselines.selfplay import (
+    LearnerTeammate,
+    LiveLearner,
+    PoolOpponent,
+    PoolPlayer,
+    SnapshotPool,
+    learner_player,
+    model_player,
+    parse_mix,
+)
 from card_envs.core.agents import make_agent
 from card_envs.registry import load_spec
 from card_envs.rl.policy_agent import ALGOS, PolicyAgent, algo_class, save_model, write_json
 
-SETTINGS = ("n_envs", "timesteps", "eval_freq", "eval_games", "final_games")
+SETTINGS = ("n_envs", "timesteps", "eval_freq", "eval_games", "final_games", "torch_threads")
+# activation_fn names in policy_kwargs
+ACTIVATIONS = {"relu": th.nn.ReLU, "tanh": th.nn.Tanh}
 CHECKPOINT = "checkpoints/latest"
 BEST = "checkpoints/best"
 
@@ -99,6 +116,7 @@ def build_config(args: argparse.Namespace) -> dict[str, Any]:
         "result_bonus": args.result_bonus if args.result_bonus is not None
         else gcfg.get("result_bonus"),
         "init_from": args.init_from,
+        "scalar": bool(args.scalar),
         "search": gcfg.get("search"),
         "targets": gcfg.get("targets", []),
         **settings,
@@ -155,19 +173,61 @@ class Trainer:
         cfg = self.cfg = run.config
         self.spec, self.game = spec_and_game(cfg["env"], cfg["env_kwargs"])
         self.encoder = self.spec.encoders[cfg["obs_encoding"]](self.game)
-        self.dict_obs = cfg["algo"] == "dqn"
         set_random_seed(cfg["seed"])
-        th.set_num_threads(1)
+        # one thread: on a few cores torch's own threads fight the env and each other
+        th.set_num_threads(int(cfg.get("torch_threads", 1)))
         self.learner = LiveLearner()
         self.pool: SnapshotPool | None = None
-        self.env = DummyVecEnv([self._env_fn(i) for i in range(cfg["n_envs"])])
+        self.batched = uses_twin(cfg)
+        self.engine = (self.spec.make_batched(**{**self.spec.gym_defaults, **cfg["env_kwargs"]})
+                       if self.batched else None)
+        self.base = self._base_env()
+        self.env = wrap(self.base, cfg)
         self.model = self._make_or_load_model()
 
+    def _base_env(self):
+        """The game's twin (one batched env per training opponent), or scalar envs."""
+        cfg = self.cfg
+        if not self.batched:
+            return scalar_env(cfg, self._opponents)
+        names = [] if cfg["opponent"] == "solo" else cfg["opponent"].split(",")
+        if not names:
+            return batched_part(cfg, cfg["n_envs"], None)
+        parts = [batched_part(cfg, count, self._batched_seats(name, k))
+                 for k, (name, count) in enumerate(opponent_shares(names, cfg["n_envs"]))]
+        return parts[0] if len(parts) == 1 else ConcatVecEnv(parts)
+
+    def _batched_seats(self, name: str, part: int) -> list:
+        """The other seats of a batched env whose training opponent is ``name``, relative to
+        the learner: the learner itself for teammates (``teammate: self``), the snapshot pool
+        for ``self``, a trained model (``best``, ``model:PATH``), or the twin's rule agent."""
+        cfg, n, engine = self.cfg, self.game.num_players, self.engine
+        seats: list = []
+        for offset in range(1, n):
+            seed = cfg["seed"] * 100 + part * 10 + offset
+            if n > 2 and offset % 2 == 0 and cfg["teammate"] == "self":
+                seats.append(learner_player(self.learner, cfg["algo"], cfg["obs_encoding"],
+                                            seed))
+            elif name == "self":
+                mix, fraction = parse_mix(cfg["mix"])
+                seats.append(PoolPlayer(self._pool(), engine, cfg["obs_encoding"], mix,
+                                        fraction, seed=seed).player)
+            elif name == "best" or name.startswith("model:"):
+                seats.append(model_player(self.spec, name, self.game, seed))
+            elif name in engine.agents:
+                seats.append(name)
+            else:
+                raise ValueError(
+                    f"opponent {name!r} has no batched form in {self.spec.name}'s twin (its "
+                    f"agents: {', '.join(engine.agents)}; also self, best, model:PATH); "
+                    "train on the scalar games with --scalar")
+        return seats
+
     def _opponents(self, index: int) -> list:
-        """The other seats, relative to the learner (see SingleAgentEnv): the learner itself
-        for teammates (``teammate: self``), else the run's opponent. Several opponent names
-        (``a,b``) are spread over the vectorized environments; ``self`` is the snapshot pool
-        (mixed with a rule agent by ``--mix``)."""
+        """The other seats of scalar env ``index``, relative to the learner (see
+        SingleAgentEnv): the learner itself for teammates (``teammate: self``), else the run's
+        opponent. Several opponent names (``a,b``) are spread over the environments; ``self``
+        is the snapshot pool (mixed with a rule agent by ``--mix``)."""
         cfg, n = self.cfg, self.game.num_players
         names = cfg["opponent"].split(",")
         name = names[index % len(names)]
@@ -190,23 +250,6 @@ class Trainer:
             self.pool = SnapshotPool(self.spec, self.game, self.encoder, self.cfg["algo"],
                                      seed=self.cfg["seed"], team=self.cfg["team"])
         return self.pool
-
-    def _env_fn(self, index: int):
-        cfg = self.cfg
-        gym_env = self.spec.factories()[2]
-
-        def make():
-            env = gym_env(**cfg["env_kwargs"], obs_encoding=cfg["obs_encoding"],
-                          opponent=self._opponents(index), dict_obs=self.dict_obs)
-            shaping = cfg.get("shaping")
-            if shaping:
-                gamma = cfg["hyperparams"].get("gamma", 0.99)
-                env = PotentialShaping(env, shaping["potential"], shaping.get("scale", 1.0), gamma)
-            if cfg.get("result_bonus"):
-                env = ResultBonus(env, cfg["result_bonus"])
-            return Monitor(env)  # episode returns and lengths for the logs and progress
-
-        return make
 
     def _make_or_load_model(self):
         cfg = self.cfg
@@ -234,20 +277,41 @@ class Trainer:
         return model
 
     def _imitate(self, model) -> None:
-        """Fit the fresh policy to the ``pretrain`` agent's play (baselines/imitation.py)."""
-        from baselines.imitation import collect, fit
+        """Fit the fresh policy to the ``pretrain`` agent's play (baselines/imitation.py):
+        collected on the twin when the agent has a batched form, else on scalar games on
+        every core (or, when the learner plays other seats, on the run's own scalar games)."""
+        from baselines.imitation import collect, collect_parallel, fit, scalar_actor, twin_actor
 
         pre, cfg = self.cfg["pretrain"], self.cfg
         started = time.time()
         self.learner.policy = model.policy  # teammates of the imitator are the learner
-        data = collect(self.env.envs[0], pre["agent"], pre["decisions"],
-                       cfg["hyperparams"].get("gamma", 0.99), seed=cfg["seed"] + 1)
+        gamma = cfg["hyperparams"].get("gamma", 0.99)
+        agent, decisions, seed = pre["agent"], pre["decisions"], cfg["seed"] + 1
+        if self.batched and agent in self.engine.agents:
+            parts = self.base.parts if isinstance(self.base, ConcatVecEnv) else [self.base]
+            self.env.seed(seed)
+            data = collect(self.env, twin_actor(parts, agent), decisions, gamma)
+            how = "batched"
+        elif cfg["opponent"] != "self" and not (cfg["teammate"] == "self"
+                                                and self.game.num_players > 2):
+            jobs = int(cfg.get("imitation_jobs") or min(2, os.cpu_count() or 1))
+            data = collect_parallel(cfg, agent, decisions, gamma, seed, jobs)
+            how = f"{jobs} processes"
+        else:
+            venv = wrap(scalar_env({**cfg, "n_envs": 8}, self._opponents), cfg)
+            venv.seed(seed)
+            data = collect(venv, scalar_actor(venv.unwrapped, agent, seed), decisions, gamma)
+            how = "scalar"
+        collected = time.time() - started
         stats = fit(model.policy, data, pre.get("epochs", 10), seed=cfg["seed"])
-        stats.update(agent=pre["agent"], seconds=round(time.time() - started, 1))
+        stats.update(agent=pre["agent"], seconds=round(time.time() - started, 1),
+                     collect_seconds=round(collected, 1), collected_by=how,
+                     decisions_per_s=round(len(data["actions"]) / max(collected, 1e-9)))
         write_json(self.run.path / "pretrain.json", stats)
         print(f"[{cfg['setting']} {cfg['algo']} seed {cfg['seed']}] imitated {pre['agent']} on "
-              f"{stats['decisions']:,} decisions: it agrees on {stats['accuracy']:.1%} of them "
-              f"({stats['seconds']:.0f} s)", flush=True)
+              f"{stats['decisions']:,} decisions ({how}, {stats['decisions_per_s']:,} a second):"
+              f" it agrees on {stats['accuracy']:.1%} of them ({stats['seconds']:.0f} s)",
+              flush=True)
 
 
 def policy_and_hyperparams(cfg: dict[str, Any]) -> tuple[Any, dict[str, Any]]:
@@ -266,6 +330,14 @@ def policy_and_hyperparams(cfg: dict[str, Any]) -> tuple[Any, dict[str, Any]]:
             raise ValueError(f"learning_rate: {rate!r} is not valid; give a number or "
                              "{start: NUMBER, end: NUMBER}")
         hp["learning_rate"] = LinearSchedule(float(rate["start"]), float(rate["end"]), 1.0)
+    kwargs = dict(hp.get("policy_kwargs", {}))
+    if "activation_fn" in kwargs:
+        name = kwargs["activation_fn"]
+        if name not in ACTIVATIONS:
+            raise ValueError(f"policy_kwargs.activation_fn: {name!r} is not valid; choose one "
+                             f"of {', '.join(ACTIVATIONS)}")
+        kwargs["activation_fn"] = ACTIVATIONS[name]
+        hp["policy_kwargs"] = kwargs
     if kind == "per_action":
         from card_envs.rl.action_heads import POLICIES
 
@@ -596,6 +668,9 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("--init-from", dest="init_from", metavar="MODEL.zip",
                    help="start from this model's weights (same algorithm and network) instead "
                         "of a fresh or imitating policy")
+    p.add_argument("--scalar", action="store_true",
+                   help="train on the scalar games (gym_env(), one game at a time) instead of "
+                        "the game's batched twin: for checking, and the games without a twin")
     p.add_argument("--runs", default="runs", help="folder for run folders")
     p.add_argument("--resume", metavar="RUN_DIR", help="continue an interrupted run")
     p.add_argument("--no-progress", action="store_true", help="no progress bar")

@@ -88,6 +88,30 @@ class PolicyAgent(BaseAgent):
         return f"PolicyAgent({self.name!r}, {self.algo})"
 
 
+def policy_scores(policy, algo: str, obs: np.ndarray, mask: np.ndarray) -> th.Tensor:
+    """(k, actions): a policy's logits (PPO) or q-values (DQN) for a batch of observations
+    (one forward pass), before masking."""
+    obs_t = th.as_tensor(obs)
+    with th.inference_mode():
+        if algo == "dqn":
+            batch = {"observation": obs_t, "action_mask": th.as_tensor(mask)}
+            return policy.q_net(batch)
+        features = policy.extract_features(obs_t, policy.pi_features_extractor)
+        return policy.action_net(policy.mlp_extractor.forward_actor(features))
+
+
+def policy_actions(policy, algo: str, obs: np.ndarray, mask: np.ndarray, deterministic: bool,
+                   rng: np.random.Generator) -> np.ndarray:
+    """(k,) int64: a batch's actions, as ``PolicyAgent.act`` picks them one at a time: the
+    best legal action, or (PPO, not ``deterministic``) one drawn from the softmax over the
+    legal actions (Gumbel-max: the same distribution, one draw for the whole batch)."""
+    scores = policy_scores(policy, algo, obs, mask).numpy().astype(np.float64)
+    legal = np.asarray(mask, dtype=bool)
+    if not deterministic and algo != "dqn":
+        scores = scores - np.log(-np.log(rng.random(scores.shape)))
+    return np.where(legal, scores, -np.inf).argmax(1)
+
+
 def _best_legal(values: np.ndarray, mask: np.ndarray) -> int:
     """The legal action with the highest value (the first one on ties)."""
     legal = np.flatnonzero(mask)
