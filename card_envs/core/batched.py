@@ -152,13 +152,18 @@ def bool_mask(arg: str, value: Any, num_envs: int) -> np.ndarray:
 
 
 def make_generators(num_envs: int, seed: Any = None, seeds: Any = None):
-    """(generators, generator of each slot): one ``default_rng(seeds[i])`` per slot, or one
-    generator for the batch from ``seed`` (an int, None or a Generator)."""
+    """(generators, generator of each slot): one ``default_rng(seeds[i])`` per slot (or
+    ``seeds[i]`` itself, when ``seeds`` is a list of Generators: evaluation's
+    ``default_rng([seed, game, 0])``), or one generator for the batch from ``seed`` (an int,
+    None or a Generator)."""
     from numba import typed
 
     if seeds is not None:
         if seed is not None:
             raise ValueError("give seed (one for the batch) or seeds (one per game), not both")
+        if (isinstance(seeds, (list, tuple)) and len(seeds) == num_envs and seeds
+                and all(isinstance(g, np.random.Generator) for g in seeds)):
+            return typed.List(seeds), np.arange(num_envs, dtype=np.int64)
         seeds = np.asarray(seeds)
         if seeds.shape != (num_envs,) or not np.issubdtype(seeds.dtype, np.integer):
             raise ValueError(
