@@ -30,6 +30,13 @@ import numpy as np
 from numba import njit
 from numba.np.random.random_methods import random_interval
 
+# The loops that take a twin's kernels as arguments are not cached on disk: a kernel's type
+# is its dispatcher object, new in every process, so a cached loop never matched a later
+# process (each one compiled and appended another entry), and saving an index that holds
+# entries of dead processes' dispatchers raised ReferenceError ("underlying object has
+# vanished") in every process once such entries had piled up.
+_CACHE_LOOPS = False
+
 RANDOM = 0  # agent number of the uniformly random agent (the twins number theirs from 1)
 EXTERNAL = -1  # an opponent seat whose moves come from outside the loop (a network, say)
 
@@ -72,7 +79,7 @@ def first_illegal(mask, live, actions):  # pragma: no cover - compiled
     return -1
 
 
-@njit(cache=True)
+@njit(cache=_CACHE_LOOPS)
 def _deal(deal, s, cfg, slots, rngs, rng_of):  # pragma: no cover - compiled
     """Game.init in each of ``slots``: the shared fields as at a deal, then the twin's deal."""
     for i in slots:
@@ -94,7 +101,7 @@ def _close(s, slots):  # pragma: no cover - compiled
                 s.mask[i, a] = 0
 
 
-@njit(cache=True)
+@njit(cache=_CACHE_LOOPS)
 def _play(step, s, cfg, slots, actions, rngs, rng_of):  # pragma: no cover - compiled
     """Game.apply in each game of ``slots``: the twin's rules, then the step count and cap."""
     for i in slots:
@@ -108,7 +115,7 @@ def _play(step, s, cfg, slots, actions, rngs, rng_of):  # pragma: no cover - com
     _close(s, slots)
 
 
-@njit(cache=True)
+@njit(cache=_CACHE_LOOPS)
 def _choose(act, s, cfg, rows, agent, rngs, rng_of, out):  # pragma: no cover - compiled
     """out[r]: agent ``agent``'s action in game rows[r] (RANDOM: RandomAgent's draw)."""
     if agent == RANDOM:
@@ -120,13 +127,13 @@ def _choose(act, s, cfg, rows, agent, rngs, rng_of, out):  # pragma: no cover - 
     return out
 
 
-@njit(cache=True)
+@njit(cache=_CACHE_LOOPS)
 def deal_slots(deal, s, cfg, slots, rngs, rng_of):  # pragma: no cover - compiled
     """A new game in each of ``slots``."""
     _deal(deal, s, cfg, slots, rngs, rng_of)
 
 
-@njit(cache=True)
+@njit(cache=_CACHE_LOOPS)
 def step_slots(step, s, cfg, live, actions, rngs, rng_of):  # pragma: no cover - compiled
     """``actions[i]`` in each game ``i`` of ``live`` (legal: checked before); the rewards of
     every other game are zeroed."""
@@ -137,20 +144,20 @@ def step_slots(step, s, cfg, live, actions, rngs, rng_of):  # pragma: no cover -
     _play(step, s, cfg, live, moves, rngs, rng_of)
 
 
-@njit(cache=True)
+@njit(cache=_CACHE_LOOPS)
 def observe_slots(observe, s, cfg, rows, seats, encoding, out):  # pragma: no cover - compiled
     """Row r of ``out``: game rows[r]'s observation for seats[r]."""
     observe(s, cfg, rows, seats, encoding, out)
     return out
 
 
-@njit(cache=True)
+@njit(cache=_CACHE_LOOPS)
 def act_slots(act, s, cfg, rows, agent, rngs, rng_of, out):  # pragma: no cover - compiled
     """out[r]: agent ``agent``'s action for the seat to act in game rows[r]."""
     return _choose(act, s, cfg, rows, agent, rngs, rng_of, out)
 
 
-@njit(cache=True)
+@njit(cache=_CACHE_LOOPS)
 def result_slots(result, s, cfg, payoffs, scores):  # pragma: no cover - compiled
     """Every game's payoffs and scores per seat (Game.payoffs, Game.scores)."""
     result(s, cfg, np.arange(len(payoffs)), payoffs, scores)
@@ -169,7 +176,7 @@ def result_slots(result, s, cfg, payoffs, scores):  # pragma: no cover - compile
 NEW_GAME, LEARNER_MOVE, EXTERNAL_MOVE = 0, 1, 2
 
 
-@njit(cache=True)
+@njit(cache=_CACHE_LOOPS)
 def _new_games(deal, s, cfg, slots, rngs, rng_of, seat, learner_seat):  # pragma: no cover
     """SingleAgentEnv.reset's draws in each of ``slots``: the learner's seat (unless fixed),
     then the deal."""
@@ -181,7 +188,7 @@ def _new_games(deal, s, cfg, slots, rngs, rng_of, seat, learner_seat):  # pragma
     _deal(deal, s, cfg, slots, rngs, rng_of)
 
 
-@njit(cache=True)
+@njit(cache=_CACHE_LOOPS)
 def turn_moves(deal, step, observe, act, result, s, cfg, rows, actions, kind, rngs, rng_of,
                seat, learner_seat, opponents, encoding, reward, pending, earned, fresh, deals,
                waiting, ended, final_obs, final_payoff, final_score, final_truncated,
@@ -290,7 +297,7 @@ def turn_moves(deal, step, observe, act, result, s, cfg, rows, actions, kind, rn
     return -1
 
 
-@njit(cache=True)
+@njit(cache=_CACHE_LOOPS)
 def _final(observe, result, s, cfg, rows, seats, encoding, final_obs, payoffs, scores,
            final_payoff, final_score):  # pragma: no cover - compiled
     """The last observation, payoff and score of each ended game of ``rows`` for its learner."""
