@@ -28,7 +28,7 @@ from pathlib import Path
 import numpy as np
 import torch as th
 
-from baselines.common import evaluate_agent
+from baselines.evaluation import evaluate
 from card_envs.core.agents import BaseAgent, make_agent
 from card_envs.rl.policy_agent import PolicyAgent, policy_actions
 from card_envs.vector.selfplay import Player
@@ -70,8 +70,8 @@ class SnapshotPool:
         learner = PolicyAgent(self.game, self.encoder, policy, self.algo, False, "learner")
         newest = self.agent(-1, "newest")
         seed = 500_000 + self.seed * 1000 + len(self.history)
-        result = evaluate_agent(self.spec, self.game, learner, newest, self.games, seed,
-                                duplicate=True, team=self.team)
+        result = evaluate(self.spec, self.game, learner, newest, self.games, seed,
+                          duplicate=True, team=self.team)
         tally = result.tallies[0]
         capped = result.truncated
         # a game cut by the cap paid 0 (a draw); count it a loss for the learner instead

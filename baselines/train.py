@@ -25,20 +25,11 @@ from typing import Any
 
 import numpy as np
 import torch as th
-import yaml
 from stable_baselines3.common.callbacks import BaseCallback
 from stable_baselines3.common.utils import LinearSchedule, set_random_seed
 
-from baselines.common import (
-    BUDGETS,
-    Run,
-    evaluate_agent,
-    game_config,
-    hyperparams,
-    result_row,
-    spec_and_game,
-    write_csv,
-)
+from baselines.common import Run, result_row, write_csv
+from baselines.config import BUDGETS, build_config, spec_and_game
 from baselines.envs import (
     ConcatVecEnv,
     batched_part,
@@ -47,6 +38,7 @@ from baselines.envs import (
     uses_twin,
     wrap,
 )
+from baselines.evaluation import evaluate
 from baselines.selfplay import (
     LearnerTeammate,
     LiveLearner,
@@ -61,108 +53,10 @@ from card_envs.core.agents import make_agent
 from card_envs.registry import load_spec
 from card_envs.rl.policy_agent import ALGOS, PolicyAgent, algo_class, save_model, write_json
 
-SETTINGS = ("n_envs", "timesteps", "eval_freq", "eval_games", "final_games", "torch_threads")
 # activation_fn names in policy_kwargs
 ACTIVATIONS = {"relu": th.nn.ReLU, "tanh": th.nn.Tanh}
 CHECKPOINT = "checkpoints/latest"
 BEST = "checkpoints/best"
-
-
-def build_config(args: argparse.Namespace) -> dict[str, Any]:
-    """Every setting of a run, resolved from the command line and the YAML files."""
-    gcfg = game_config(args.env)
-    hp = hyperparams(args.algo, gcfg["env"], args.budget, gcfg["setting"])
-    for item in args.hp or []:
-        key, sep, text = item.partition("=")
-        if not sep:
-            raise ValueError(f"--hp takes KEY=VALUE, got {item!r}")
-        hp[key] = _yaml_value(text)
-    settings = {k: hp.pop(k) for k in SETTINGS if k in hp}
-    for key in ("timesteps", "n_envs", "eval_freq", "eval_games", "final_games"):
-        if getattr(args, key) is not None:
-            settings[key] = getattr(args, key)
-    opponent = args.opponent or gcfg["opponent"]
-    if isinstance(opponent, list):
-        opponent = ",".join(opponent)
-    for item in args.env_arg or []:
-        key, sep, text = item.partition("=")
-        if not sep:
-            raise ValueError(f"--env-arg takes KEY=VALUE, got {item!r}")
-        gcfg["env_kwargs"] = {**gcfg["env_kwargs"], key: _yaml_value(text)}
-    spec, game = spec_and_game(gcfg["env"], gcfg["env_kwargs"])
-    if opponent == "self" and game.num_players == 1:
-        raise ValueError(f"{spec.env_name} has one player: there is no self-play")
-    if opponent not in ("self", "solo"):
-        for name in opponent.split(","):
-            make_agent(spec, name, game)  # an unknown name fails here, before any run folder
-    return {
-        "env": gcfg["env"],
-        "setting": gcfg["setting"],
-        "algo": args.algo,
-        "opponent": opponent,
-        "mix": args.mix if args.mix is not None else gcfg.get("mix"),
-        "teammate": gcfg.get("teammate"),
-        "seed": args.seed,
-        "budget": args.budget,
-        "env_kwargs": gcfg["env_kwargs"],
-        "obs_encoding": args.obs_encoding or gcfg.get("obs_encoding", "default"),
-        "eval_opponents": gcfg["eval_opponents"],
-        "duplicate": gcfg["duplicate"],
-        "team": gcfg["team"],
-        "shaping": parse_shaping(args.shaping) if args.shaping else gcfg.get("shaping"),
-        "select": gcfg.get("select"),
-        "pretrain": parse_pretrain(args.pretrain) if args.pretrain
-        else _for_budget(gcfg.get("pretrain"), args.budget),
-        "result_bonus": args.result_bonus if args.result_bonus is not None
-        else gcfg.get("result_bonus"),
-        "init_from": args.init_from,
-        "scalar": bool(args.scalar),
-        "search": gcfg.get("search"),
-        "targets": gcfg.get("targets", []),
-        **settings,
-        "hyperparams": hp,
-    }
-
-
-def _for_budget(block: dict[str, Any] | None, budget: str) -> dict[str, Any] | None:
-    """A config block with its ``{quick: ..., full: ...}`` entries resolved for ``budget``."""
-    if not block:
-        return block
-    return {k: v[budget] if isinstance(v, dict) and set(v) <= set(BUDGETS) and v else v
-            for k, v in block.items()}
-
-
-def _yaml_value(text: str) -> Any:
-    """A command-line value read as YAML, with ``1e-4`` a number (YAML 1.1 reads a string)."""
-    value = yaml.safe_load(text)
-    if isinstance(value, str):
-        try:
-            return float(value)
-        except ValueError:
-            pass
-    return value
-
-
-def parse_shaping(text: str) -> dict[str, Any] | None:
-    """``"lives_lead:0.5"`` -> {potential: lives_lead, scale: 0.5}; ``"none"`` -> None."""
-    if text == "none":
-        return None
-    name, _, scale = text.partition(":")
-    try:
-        return {"potential": name, "scale": float(scale) if scale else 1.0}
-    except ValueError as err:
-        raise ValueError(f"--shaping takes POTENTIAL[:SCALE] or none, got {text!r}") from err
-
-
-def parse_pretrain(text: str) -> dict[str, Any]:
-    """``"heuristic,20000,10"`` -> {agent: heuristic, decisions: 20000, epochs: 10}."""
-    parts = text.split(",")
-    if len(parts) not in (2, 3) or not all(x.isdigit() for x in parts[1:]):
-        raise ValueError(f"--pretrain takes AGENT,DECISIONS[,EPOCHS], got {text!r}")
-    out: dict[str, Any] = {"agent": parts[0], "decisions": int(parts[1])}
-    if len(parts) == 3:
-        out["epochs"] = int(parts[2])
-    return out
 
 
 class Trainer:
@@ -430,9 +324,8 @@ class CurveAndCheckpoints(BaseCallback):
         for mode, deterministic in MODES.items():
             agent = PolicyAgent(t.game, t.encoder, t.model.policy, self.cfg["algo"],
                                 deterministic, "model")
-            result = evaluate_agent(t.spec, t.game, agent, sel["opponent"],
-                                    self.cfg["eval_games"], seed=SELECT_SEED,
-                                    duplicate=self.cfg["duplicate"], team=self.cfg["team"])
+            result = evaluate(t.spec, t.game, agent, sel["opponent"], self.cfg["eval_games"],
+                              SELECT_SEED, self.cfg["duplicate"], self.cfg["team"])
             full = result_row(result, sel["opponent"])
             for key in CURVE_KEYS:
                 if key in full:
@@ -552,8 +445,8 @@ def final_evaluation(trainer: Trainer, games: int, seed: int = FINAL_SEED,
                             deterministic, "model")
         rows = out[mode] = []
         for opponent in cfg["eval_opponents"]:
-            result = evaluate_agent(trainer.spec, trainer.game, agent, opponent, games, seed,
-                                    cfg["duplicate"], cfg["team"])
+            result = evaluate(trainer.spec, trainer.game, agent, opponent, games, seed,
+                              cfg["duplicate"], cfg["team"])
             rows.append(result_row(result, opponent))
             print(f"[{label}] final, {mode} play, against {opponent}: "
                   f"{result_line(rows[-1])}", flush=True)

@@ -15,7 +15,8 @@ import torch as th  # noqa: E402
 
 from baselines import evaluate as evaluate_cli  # noqa: E402
 from baselines import train as train_cli  # noqa: E402
-from baselines.common import Run, settings  # noqa: E402
+from baselines.common import Run  # noqa: E402
+from baselines.config import settings  # noqa: E402
 from card_envs.cli import main as card_envs_main  # noqa: E402
 from card_envs.registry import load_spec  # noqa: E402
 from card_envs.rl.masked_dqn import MaskedDQN, masked_argmax, masked_max  # noqa: E402
@@ -179,7 +180,7 @@ def test_search_only_refuses_a_setting_without_search_or_without_a_shipped_model
 
 
 def test_a_setting_with_search_records_shows_and_checks_the_models_play_with_it(tmp_path):
-    from baselines import reproduce
+    from baselines import final, render, reproduce
 
     run = _train(tmp_path, "palace_v0", "maskable_ppo")
     search = reproduce.search_rows("palace_v0", run.path / "model.zip", games=3, seed=1)
@@ -191,16 +192,16 @@ def test_a_setting_with_search_records_shows_and_checks_the_models_play_with_it(
     record = {"setting": "palace_v0", "budget": "quick", "date": "today", "machine": "here",
               "final_seed": 1, "runs": [record], "shipped": record, "search": search,
               "reference": {"heuristic": {r["opponent"]: r for r in search["results"]}}}
-    text = "\n".join(reproduce.setting_section(record, None))
+    text = "\n".join(render.setting_section(record, None))
     assert text.count("| shipped + search: the model guiding `ismcts:25` (`best+search`) |") == 3
     heuristic = next(r for r in search["results"] if r["opponent"] == "heuristic")
     target = {"opponent": "heuristic", "metric": "losses_rate", "below": 0.30, "play": "search"}
-    ok, detail = reproduce.check_target(target, record)
+    ok, detail = final.check_target(target, record)
     assert ok == (heuristic["losses_rate"] < 0.30) and detail.startswith(
         f"{heuristic['losses_rate']:.1%}")
     assert "- with search, loss rate against `heuristic` below 30.0%: **" in text
-    assert "that model" not in reproduce.quick_report("palace_v0", record, None)
-    assert "MaskablePPO + ismcts:25 search" in reproduce.quick_report("palace_v0", record, None)
+    assert "that model" not in render.quick_report("palace_v0", record, None)
+    assert "MaskablePPO + ismcts:25 search" in render.quick_report("palace_v0", record, None)
 
 
 @pytest.mark.parametrize("algo", ["maskable_ppo", "dqn"])
@@ -375,7 +376,7 @@ def test_best_finds_the_shipped_model_of_the_games_rules(tmp_path, monkeypatch):
 def test_reproduce_quick_writes_a_table_and_collect_rebuilds_it(tmp_path, capsys):
     import shutil
 
-    from baselines import reproduce
+    from baselines import render, reproduce
 
     out = tmp_path / "baselines.md"
     argv = ["--budget", "quick", "--settings", "simple_tricks_v0", "--runs", str(tmp_path / "r"),
@@ -389,7 +390,7 @@ def test_reproduce_quick_writes_a_table_and_collect_rebuilds_it(tmp_path, capsys
     assert "Targets for the shipped model" in text
     assert (tmp_path / "simple_tricks_v0.png").exists()
     record = json.loads(out.with_suffix(".json").read_text())["settings"]["simple_tricks_v0"]
-    labels = reproduce.plot_curves(record, tmp_path / "again.png")
+    labels = render.plot_curves(record, tmp_path / "again.png")
     assert labels == ["MaskablePPO seed 0", "DQN (masked) seed 0", "rule agent heuristic"]
     printed = capsys.readouterr().out
     assert "== simple_tricks_v0" in printed and "rule agent heuristic (same deals)" in printed
@@ -403,9 +404,9 @@ def test_reproduce_quick_writes_a_table_and_collect_rebuilds_it(tmp_path, capsys
     shutil.copyfile(reproduce.ROOT / "docs" / "games" / "simple_tricks.md", page)
     section = text.split("\n")[text.split("\n").index("## `simple_tricks_v0`") :]
     for _ in range(2):
-        reproduce.write_game_page("simple_tricks_v0", section, tmp_path)
+        render.write_game_page("simple_tricks_v0", section, tmp_path)
         new = page.read_text()
-        assert new.count(reproduce.game_page_block(section)) == 1
+        assert new.count(render.game_page_block(section)) == 1
         assert new.index("## Trained baselines") < new.index("## Version history")
 
 

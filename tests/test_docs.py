@@ -89,7 +89,7 @@ def _baseline_sections() -> dict[str, list[str]]:
 def _games_with_baselines() -> list[str]:
     """The games that have a baseline setting (configs/games.yaml); a game needs none."""
     try:
-        from baselines.common import game_config, settings
+        from baselines.config import game_config, settings
     except ImportError:  # the train extra
         return []
     return [n for n in ENV_NAMES if any(game_config(s)["env"] == n for s in settings())]
@@ -98,7 +98,7 @@ def _games_with_baselines() -> list[str]:
 @pytest.mark.parametrize("name", _games_with_baselines())
 def test_each_game_page_shows_its_trained_baselines_from_the_results_page(name):
     pytest.importorskip("sb3_contrib")
-    from baselines.common import game_config, settings
+    from baselines.config import game_config, settings
     from baselines.reproduce import game_page_block
 
     sections = _baseline_sections()
