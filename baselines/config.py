@@ -176,7 +176,13 @@ def parse_shaping(text: str) -> dict[str, Any] | None:
 
 
 def parse_pretrain(text: str) -> dict[str, Any]:
-    """``"heuristic,20000,10"`` -> {agent: heuristic, decisions: 20000, epochs: 10}."""
+    """``"heuristic,20000,10"`` -> {agent: heuristic, decisions: 20000, epochs: 10};
+    ``"records:FILE,10"`` -> {records: FILE, epochs: 10} (recorded games, docs/records.md)."""
+    if text.startswith("records:"):
+        path, _, epochs = text[len("records:"):].partition(",")
+        if not path or (epochs and not epochs.isdigit()):
+            raise ValueError(f"--pretrain takes records:FILE[,EPOCHS], got {text!r}")
+        return {"records": path, **({"epochs": int(epochs)} if epochs else {})}
     parts = text.split(",")
     if len(parts) not in (2, 3) or not all(x.isdigit() for x in parts[1:]):
         raise ValueError(f"--pretrain takes AGENT,DECISIONS[,EPOCHS], got {text!r}")

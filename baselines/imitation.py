@@ -13,6 +13,11 @@ form (the searches: 98 Cards' ``expert``, ``ismcts``) plays scalar games on ever
 games (``scalar_actor``). Reinforcement learning then goes on
 from there. The agent reads only its seat's view, as every agent does; the learner still
 sees only its observation.
+
+``pretrain: {records: FILE, agent: NAME, epochs: E}`` (or ``--pretrain records:FILE[,EPOCHS]``)
+imitates recorded games instead (``card-envs evaluate|ladder|play --record FILE``; see
+docs/records.md): every decision of the seats that NAME played (every seat without ``agent``),
+read in the run's encoding by ``from_records``.
 """
 
 from __future__ import annotations
@@ -126,6 +131,24 @@ def collect_parallel(cfg: dict[str, Any], agent_name: str, decisions: int, gamma
         with mp.get_context("spawn").Pool(jobs) as pool:
             parts = pool.map(_scalar_job, work, chunksize=1)
     return {key: np.concatenate([p[key] for p in parts]) for key in parts[0]}
+
+
+def from_records(path: str, env, gamma: float, agent: str | None = None
+                 ) -> dict[str, np.ndarray]:
+    """The decisions of a records file as ``collect`` gives them: observations in ``env``'s
+    encoding (a single-agent Gymnasium view, unwrapped), masks, actions and discounted returns.
+    The records must be of the env's game and rules."""
+    from card_envs.records import imitation_data, read_records
+
+    base = env.unwrapped
+    records = read_records(path)
+    if records[0].env != base.spec_.env_name or records[0].rules != base.game.config():
+        raise ValueError(f"{path}: its games are {records[0].env} {records[0].rules}, not the "
+                         f"run's {base.spec_.env_name} {base.game.config()}")
+    data = imitation_data(records, base.encoder.name, agent=agent, gamma=gamma)
+    if not len(data["actions"]):
+        raise ValueError(f"{path}: no decisions of agent {agent!r} in it")
+    return {k: data[k] for k in ("obs", "masks", "actions", "returns")}
 
 
 def fit(policy, data: dict[str, np.ndarray], epochs: int, batch_size: int = 256,

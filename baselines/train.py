@@ -173,15 +173,28 @@ class Trainer:
     def _imitate(self, model) -> None:
         """Fit the fresh policy to the ``pretrain`` agent's play (baselines/imitation.py):
         collected on the twin when the agent has a batched form, else on scalar games on
-        every core (or, when the learner plays other seats, on the run's own scalar games)."""
-        from baselines.imitation import collect, collect_parallel, fit, scalar_actor, twin_actor
+        every core (or, when the learner plays other seats, on the run's own scalar games);
+        or read from a records file (``records: FILE``)."""
+        from baselines.imitation import (
+            collect,
+            collect_parallel,
+            fit,
+            from_records,
+            scalar_actor,
+            twin_actor,
+        )
 
         pre, cfg = self.cfg["pretrain"], self.cfg
         started = time.time()
         self.learner.policy = model.policy  # teammates of the imitator are the learner
         gamma = cfg["hyperparams"].get("gamma", 0.99)
-        agent, decisions, seed = pre["agent"], pre["decisions"], cfg["seed"] + 1
-        if self.batched and agent in self.engine.agents:
+        agent, decisions, seed = pre.get("agent"), pre.get("decisions"), cfg["seed"] + 1
+        if pre.get("records"):
+            scalar = self.spec.factories()[2](**cfg["env_kwargs"],
+                                              obs_encoding=cfg["obs_encoding"])
+            data = from_records(pre["records"], scalar, gamma, agent)
+            how = f"records {pre['records']}"
+        elif self.batched and agent in self.engine.agents:
             parts = self.base.parts if isinstance(self.base, ConcatVecEnv) else [self.base]
             self.env.seed(seed)
             data = collect(self.env, twin_actor(parts, agent), decisions, gamma)
@@ -198,11 +211,11 @@ class Trainer:
             how = "scalar"
         collected = time.time() - started
         stats = fit(model.policy, data, pre.get("epochs", 10), seed=cfg["seed"])
-        stats.update(agent=pre["agent"], seconds=round(time.time() - started, 1),
+        stats.update(agent=agent or pre["records"], seconds=round(time.time() - started, 1),
                      collect_seconds=round(collected, 1), collected_by=how,
                      decisions_per_s=round(len(data["actions"]) / max(collected, 1e-9)))
         write_json(self.run.path / "pretrain.json", stats)
-        print(f"[{cfg['setting']} {cfg['algo']} seed {cfg['seed']}] imitated {pre['agent']} on "
+        print(f"[{cfg['setting']} {cfg['algo']} seed {cfg['seed']}] imitated {stats['agent']} on "
               f"{stats['decisions']:,} decisions ({how}, {stats['decisions_per_s']:,} a second):"
               f" it agrees on {stats['accuracy']:.1%} of them ({stats['seconds']:.0f} s)",
               flush=True)
@@ -556,8 +569,9 @@ def parser() -> argparse.ArgumentParser:
                    help="add K x the game's result to an episode's last reward (default: the "
                         "setting's result_bonus)")
     p.add_argument("--pretrain", metavar="AGENT,DECISIONS[,EPOCHS]",
-                   help="MaskablePPO: first imitate AGENT on DECISIONS decisions "
-                        "(baselines/imitation.py; default: the setting's pretrain)")
+                   help="MaskablePPO: first imitate AGENT on DECISIONS decisions, or the "
+                        "games of records:FILE[,EPOCHS] (baselines/imitation.py; default: the "
+                        "setting's pretrain)")
     p.add_argument("--init-from", dest="init_from", metavar="MODEL.zip",
                    help="start from this model's weights (same algorithm and network) instead "
                         "of a fresh or imitating policy")

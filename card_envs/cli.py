@@ -1,9 +1,11 @@
-"""The ``card-envs`` command: list environments, evaluate agents, play, rate agents, benchmark."""
+"""The ``card-envs`` command: list environments, evaluate agents, play, rate agents, record and
+replay games, serve the web app, benchmark."""
 
 from __future__ import annotations
 
 import argparse
 import ast
+import contextlib
 import os
 import sys
 from typing import NoReturn
@@ -116,6 +118,8 @@ def _seat_note(args: argparse.Namespace, n: int) -> str | None:
 def cmd_evaluate(args: argparse.Namespace) -> int:
     try:
         spec, game, names, agents = _evaluate_setup(args)
+        if args.record:
+            _check_writable(args.record)
     except ValueError as err:
         print(f"error: {err}", file=sys.stderr)
         return 2
@@ -125,14 +129,44 @@ def cmd_evaluate(args: argparse.Namespace) -> int:
     note = _seat_note(args, n)
     if note:
         print(note)
-    if args.duplicate:
-        result = duplicate_evaluate(game, agents[0], agents[1], args.games, args.seed, labels)
-    else:
-        result = evaluate(
-            game, agents, args.games, args.seed, rotate=not args.no_rotate, names=labels
-        )
+    with _writer(args.record) as records:
+        keep = None if records is None else _keeper(records, spec, game, names, args.duplicate)
+        if args.duplicate:
+            result = duplicate_evaluate(game, agents[0], agents[1], args.games, args.seed, labels,
+                                        keep=keep)
+        else:
+            result = evaluate(
+                game, agents, args.games, args.seed, rotate=not args.no_rotate, names=labels,
+                keep=keep,
+            )
     print(result.summary())
+    if records is not None:
+        print(records.summary())
     return 0
+
+
+@contextlib.contextmanager
+def _writer(path: str | None):
+    """A RecordWriter for ``--record PATH`` (None without one), closed at the end."""
+    if not path:
+        yield None
+        return
+    from card_envs.records import RecordWriter
+
+    with RecordWriter(path) as records:
+        yield records
+
+
+def _keeper(records, spec: GameSpec, game: Game, names: list[str], duplicate: bool):
+    """The ``keep`` callback of an evaluation that writes each game to ``records``."""
+    from card_envs.records import played_record
+
+    def keep(played) -> None:
+        g = played.seed[1]
+        source = (f"evaluate --duplicate deal {g}" if duplicate else f"evaluate game {g}")
+        records.write(played_record(spec, game, played, names, source))
+
+    return keep
 
 
 def cmd_play(args: argparse.Namespace) -> int:
@@ -148,7 +182,7 @@ def cmd_play(args: argparse.Namespace) -> int:
         if args.delay is not None and not (args.delay >= 0):
             raise ValueError(f"--delay {args.delay}: give seconds >= 0 (or leave it out)")
         return play.run(spec, game_args, args.opponent, args.seat, args.seed, watch=args.watch,
-                        delay=args.delay)
+                        delay=args.delay, record=args.record)
     except ValueError as err:
         print(f"error: {err}", file=sys.stderr)
         return 2
@@ -184,6 +218,80 @@ def cmd_ladder(args: argparse.Namespace) -> int:
         print(f"error: the ladder needs the ladder extra (pip install 'card-envs[ladder]'): "
               f"{err}", file=sys.stderr)
         return 2
+    except ValueError as err:
+        print(f"error: {err}", file=sys.stderr)
+        return 2
+
+
+def _check_writable(path: str) -> None:
+    """ValueError (for a one-line error) unless ``--record PATH`` can be written."""
+    folder = os.path.dirname(os.path.abspath(path))
+    if os.path.isdir(path) or not os.path.isdir(folder) or not os.access(folder, os.W_OK):
+        raise ValueError(f"--record {path}: cannot write a file there")
+
+
+def cmd_replay(args: argparse.Namespace) -> int:
+    from card_envs import records as rec
+
+    try:
+        found = rec.read_records(args.file)
+        if args.show is not None and not 1 <= args.show <= len(found):
+            raise ValueError(f"--show {args.show}: {args.file} holds games 1..{len(found)}")
+        if args.seat is not None and args.show is None:
+            raise ValueError("--seat needs --show K: the game to show")
+        checked = rec.check_records(found)
+        if args.show is None:
+            kinds = sorted({r.record.env for r in checked})
+            finished = sum(r.record.finished for r in checked)
+            print(f"{args.file}: {len(checked)} game{'s' if len(checked) != 1 else ''} "
+                  f"({', '.join(kinds)}; {finished} finished) replayed exactly: every move "
+                  "legal, every result the same")
+            return 0
+        return _show(args, rec, found[args.show - 1])
+    except ValueError as err:
+        print(f"error: {err}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        return 0
+    except BrokenPipeError:  # e.g. piped into head: stop quietly
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 0
+
+
+def _show(args: argparse.Namespace, rec, record) -> int:
+    """``replay --show K``: the game move by move, from ``--seat`` or with every hand open."""
+    from card_envs import play
+
+    if args.ascii:
+        os.environ["CARD_ENVS_ASCII"] = "1"
+    n = len(record.agents)
+    if args.seat is not None and not 0 <= args.seat < n:
+        raise ValueError(f"--seat {args.seat} is not a seat of {record.env}: choose 0..{n - 1}")
+    if args.seat is None and not record.finished:
+        raise ValueError(f"game {args.show} was not finished: show it from a seat (--seat "
+                         f"0..{n - 1}); every hand is open only for a finished game")
+    if args.delay is not None and not args.delay >= 0:
+        raise ValueError(f"--delay {args.delay}: give seconds >= 0 (or leave it out)")
+    replayed = rec.replay(record)
+    read = play.line_reader(sys.stdin, sys.stdout)
+    try:
+        play.show_replay(replayed, args.seat, read, sys.stdout, pause=args.pause,
+                         delay=args.delay)
+    except play.Quit:
+        print("\nBye.")
+    return 0
+
+
+def cmd_serve(args: argparse.Namespace) -> int:
+    try:
+        from card_envs.web.server import serve
+    except ImportError as err:
+        print(f"error: card-envs serve needs the web extra (pip install 'card-envs[web]'): "
+              f"{err}", file=sys.stderr)
+        return 2
+    try:
+        return serve(args.host, args.port, max_games=args.max_games, idle=args.idle,
+                     max_upload=args.max_upload, open_browser=args.open)
     except ValueError as err:
         print(f"error: {err}", file=sys.stderr)
         return 2
@@ -231,6 +339,8 @@ def build_parser() -> argparse.ArgumentParser:
         metavar="KEY=VALUE",
         help="a rules argument, e.g. --set num_players=4 --set rules=original",
     )
+    p.add_argument("--record", metavar="FILE",
+                   help="write every game to FILE as a record (JSON Lines; docs/records.md)")
     p.set_defaults(func=cmd_evaluate)
 
     p = sub.add_parser("play", help="play a game in the terminal against agents (or --watch)")
@@ -247,6 +357,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--ascii", action="store_true", help="letters instead of suit symbols")
     p.add_argument("--set", action="append", default=[], metavar="KEY=VALUE",
                    help="a rules argument, e.g. --set rules=original")
+    p.add_argument("--record", metavar="FILE",
+                   help="write every game to FILE as a record (JSON Lines; docs/records.md)")
     p.set_defaults(func=cmd_play)
 
     p = sub.add_parser(
@@ -269,7 +381,37 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("-v", "--verbose", action="store_true", help="log each match to stderr")
     p.add_argument("--set", action="append", default=[], metavar="KEY=VALUE",
                    help="a rules argument, e.g. --set rules=original")
+    p.add_argument("--record", metavar="FILE",
+                   help="write every game to FILE as a record (JSON Lines; docs/records.md)")
     p.set_defaults(func=cmd_ladder)
+
+    p = sub.add_parser(
+        "replay",
+        help="replay and check every game of a records file, or show one move by move",
+    )
+    p.add_argument("file", help="a records file (JSON Lines) written with --record")
+    p.add_argument("--show", type=int, metavar="K",
+                   help="show game K (its line, counting from 1) move by move")
+    p.add_argument("--seat", type=int,
+                   help="--show: only what this seat could see (default: every hand open, "
+                        "for a finished game)")
+    p.add_argument("--pause", action="store_true", help="--show: wait for Enter after each move")
+    p.add_argument("--delay", type=float, help="--show: seconds between moves")
+    p.add_argument("--ascii", action="store_true", help="letters instead of suit symbols")
+    p.set_defaults(func=cmd_replay)
+
+    p = sub.add_parser("serve", help="play, watch and replay games in the browser (web extra)")
+    p.add_argument("--host", default="127.0.0.1",
+                   help="address to listen on (default 127.0.0.1: this machine only)")
+    p.add_argument("--port", type=int, default=8000)
+    p.add_argument("--max-games", type=int, default=200,
+                   help="games (and replays) held at once; the longest idle goes first")
+    p.add_argument("--idle", type=float, default=1800,
+                   help="seconds after which an idle game expires")
+    p.add_argument("--max-upload", type=int, default=4 * 2**20,
+                   help="largest records file a replay may upload, in bytes")
+    p.add_argument("--open", action="store_true", help="open the page in a web browser")
+    p.set_defaults(func=cmd_serve)
 
     p = sub.add_parser("bench", help="environment speed benchmark (see card_envs/bench.py)")
     p.add_argument("rest", nargs=argparse.REMAINDER, help="arguments for the benchmark")

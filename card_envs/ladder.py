@@ -25,9 +25,10 @@ Ratings are OpenSkill's Plackett-Luce model (no drift: ``tau=0``) fitted by one 
 every game in a seeded random order; the interval is mu +- 1.96 sigma. Game g of a match
 between a lineup draws its deal from ``default_rng([seed, match, g, 0])`` and its agents'
 choices from ``default_rng([seed, match, g, 1])``, so a ladder run is reproducible; for
-duplicate deals the second game replays the deal with ``[..., 2]`` for the agents. The
-cost per move is the mean wall time of an agent's ``act`` on this machine (the only
-number here that a rerun does not reproduce exactly).
+duplicate deals the second game replays the deal with ``[..., 2]`` for the agents; with
+``--record FILE`` every game is written there, its seed ``[seed, match, g, 0]``
+(docs/records.md). The cost per move is the mean wall time of an agent's ``act`` on this
+machine (the only number here that a rerun does not reproduce exactly).
 """
 
 from __future__ import annotations
@@ -50,6 +51,7 @@ from card_envs.core.agents import Agent, make_agent
 from card_envs.core.evaluation import Tally, play_game
 from card_envs.core.game import Game, View
 from card_envs.core.spec import GameSpec
+from card_envs.records import RecordWriter, make_record
 from card_envs.registry import load_spec
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -277,6 +279,25 @@ def _rngs(seed: int, match: int, g: int, replay: int = 0):
     )
 
 
+class _Games:
+    """Plays the ladder's games, and writes each to ``records`` when it is given."""
+
+    def __init__(self, spec: GameSpec, game: Game, seed: int, records: RecordWriter | None,
+                 key: str):
+        self.spec, self.game, self.seed, self.records, self.key = spec, game, seed, records, key
+
+    def play(self, agents: Sequence[TimedAgent], names: Sequence[str], match: int, g: int,
+             replay: int = 0):
+        """Game ``g`` of ``match`` (``replay`` 1: the second game of a duplicate deal)."""
+        actions = None if self.records is None else []
+        rec = play_game(self.game, agents, *_rngs(self.seed, match, g, replay), actions=actions)
+        if self.records is not None:
+            source = f"ladder {self.key} match {match} game {g}" + (" replayed" if replay else "")
+            self.records.write(make_record(self.spec, self.game, [self.seed, match, g, 0],
+                                           names, actions, rec.state, source))
+        return rec
+
+
 def _ranks(values: Sequence[float]) -> list[int]:
     """1 for the best value, ties share a rank (competition ranking)."""
     return [1 + sum(v > x for v in values) for x in values]
@@ -289,8 +310,10 @@ def run_ladder(
     quick: bool = False,
     names: Sequence[str] | None = None,
     log=None,
+    records: RecordWriter | None = None,
 ) -> LadderResult:
-    """Play the ladder of ``setting`` and fit the ratings (see the module docstring)."""
+    """Play the ladder of ``setting`` and fit the ratings (see the module docstring); with
+    ``records``, every game is written there as a record (card_envs/records.py)."""
     spec = load_spec(setting.env_name)
     game = spec.make_game(**setting.game_args)
     games = (QUICK_GAMES if quick else setting.games) if games is None else games
@@ -303,6 +326,7 @@ def run_ladder(
         for name in names:
             make_agent(spec, name, game)  # a ValueError naming the valid names, before playing
     roster = Roster(spec, game, names)
+    games_ = _Games(spec, game, seed, records, setting.key)
     kind = match_kind(game)
     tallies = {n: Tally(n) for n in names}
     results: list[tuple[list[str], list[int]]] = []  # (agents of a rated match, their ranks)
@@ -323,13 +347,13 @@ def run_ladder(
         for g in range(games):
             if kind == "solo":
                 agent = roster.seats(lineup[0], 1)
-                rec = play_game(game, agent, *_rngs(seed, m, g))
+                rec = games_.play(agent, lineup, m, g)
                 tallies[lineup[0]].add(float(rec.payoffs[0]), float(rec.scores[0]))
                 played += 1
             elif kind == "duplicate":
                 a, b = roster.seats(lineup[0], 1)[0], roster.seats(lineup[1], 1)[0]
-                first = play_game(game, [a, b], *_rngs(seed, m, g))
-                second = play_game(game, [b, a], *_rngs(seed, m, g, replay=1))
+                first = games_.play([a, b], lineup, m, g)
+                second = games_.play([b, a], lineup[::-1], m, g, replay=1)
                 points = _points(first), _points(second)
                 totals = [points[0][0] + points[1][1], points[0][1] + points[1][0]]
                 diff = float(np.sign(totals[0] - totals[1]))
@@ -349,7 +373,7 @@ def run_ladder(
                 for name in seat_names:
                     agents.append(roster.seats(name, used.get(name, 0) + 1)[used.get(name, 0)])
                     used[name] = used.get(name, 0) + 1
-                rec = play_game(game, agents, *_rngs(seed, m, g))
+                rec = games_.play(agents, seat_names, m, g)
                 pay = rec.payoffs.tolist()
                 if kind == "teams":
                     team_of = {name: seat_names.index(name) for name in lineup}
@@ -639,13 +663,20 @@ def main(args: argparse.Namespace, game_args: dict[str, Any]) -> int:
     else:
         settings = [setting_for(args.game, game_args, args.games)]
     log = (lambda text: print(text, file=sys.stderr, flush=True)) if args.verbose else None
-    for setting in settings:
-        result = run_ladder(setting, seed=args.seed, quick=args.quick, names=args.agents, log=log)
-        print(result.summary())
-        print()
-        if args.write:
-            for path in write_docs(result):
-                print(f"wrote {path.relative_to(ROOT) if path.is_relative_to(ROOT) else path}")
+    records = RecordWriter(args.record) if getattr(args, "record", None) else None
+    try:
+        for setting in settings:
+            result = run_ladder(setting, seed=args.seed, quick=args.quick, names=args.agents,
+                                log=log, records=records)
+            print(result.summary())
+            print()
+            if args.write:
+                for path in write_docs(result):
+                    print(f"wrote {path.relative_to(ROOT) if path.is_relative_to(ROOT) else path}")
+    finally:
+        if records is not None:
+            records.close()
+            print(records.summary())
     return 0
 
 

@@ -11,12 +11,17 @@ fits. ``?`` shows the game's rules page (``card_envs/<game>/how_to_play.md``), `
 Anything else gets a one-line reason and the prompt again: nothing typed can change the
 game except a legal move. Input is read line by line, so a pipe works. While watching
 agents play with ``--delay``, a line ``q`` stops the game.
+
+``--record FILE`` writes every game of the session as a record (card_envs/records.py), and
+``show_replay`` (``card-envs replay FILE --show K``) shows a recorded game move by move on
+the same screen, from one seat's view or, for a finished game, with every hand open.
 """
 
 from __future__ import annotations
 
 import math
 import re
+import secrets
 import select
 import shutil
 import sys
@@ -30,9 +35,10 @@ import numpy as np
 
 from card_envs.core.agents import Agent, make_agent
 from card_envs.core.cards import SUIT_LETTERS, SUIT_SYMBOLS, unicode_ok
-from card_envs.core.evaluation import play_move
+from card_envs.core.evaluation import deal_seed, play_move
 from card_envs.core.game import Game, State
 from card_envs.core.spec import GameSpec
+from card_envs.records import RecordWriter, Replay, make_record
 
 PROMPT = "Your move (number or name, ? for rules, q to quit): "
 
@@ -217,9 +223,17 @@ def play_one(
     out: TextIO,
     delay: float | None = None,
     keys: Keys | None = None,
+    agent_rng: np.random.Generator | None = None,
+    state: State | None = None,
+    actions: list[int] | None = None,
 ) -> State:
-    """Play one game to its end; ``seat`` is the human's (None: watch only)."""
-    s = game.init(rng)
+    """Play one game to its end; ``seat`` is the human's (None: watch only).
+
+    ``rng`` deals (unless ``state`` is given: the game goes on from there, in place) and
+    draws the chance events; the agents choose with ``agent_rng`` (default: ``rng``).
+    ``actions``, when given, gets every action as it is played (for a record).
+    """
+    s = game.init(rng) if state is None else state
     for agent in agents:
         if agent is not None and hasattr(agent, "reset"):
             agent.reset()
@@ -236,7 +250,9 @@ def play_one(
                 out.write("\n".join(_fit(spec.render(game, s, None), screen_size()[0])) + "\n")
                 _pause(read, out, delay, keys)
             before = s.copy() if spec.describe_move is not None else s
-            action, _ = play_move(game, s, agents[p], rng)
+            action, _ = play_move(game, s, agents[p], rng, agent_rng)
+        if actions is not None:
+            actions.append(action)
         who = "you" if p == seat else f"player_{p}"
         news.append(f"{who}: {move_text(spec, game, before, p, action, s)}")
         if seat is None:
@@ -463,6 +479,17 @@ def line_reader(stream: TextIO, out: TextIO) -> Callable[[str], str]:
     return read
 
 
+def session_seed(seed: int | None) -> int:
+    """The seed of a play session: ``seed``, or a fresh one drawn from the system."""
+    return secrets.randbits(32) if seed is None else seed
+
+
+def game_rngs(seed: int, g: int) -> tuple[np.random.Generator, np.random.Generator]:
+    """Game ``g`` of a session seeded ``seed``: its generator (``deal_seed``, as evaluation's
+    games are dealt) and its agents' generator, so that each game replays by itself."""
+    return np.random.default_rng(deal_seed(seed, g)), np.random.default_rng([seed, g, 1])
+
+
 def run(
     spec: GameSpec,
     game_args: dict,
@@ -473,16 +500,22 @@ def run(
     delay: float | None = None,
     stream: TextIO = sys.stdin,
     out: TextIO = sys.stdout,
+    record: str | None = None,
 ) -> int:
-    """The ``card-envs play`` session: games until the person stops."""
+    """The ``card-envs play`` session: games until the person stops.
+
+    Game g of a session seeded S is dealt by ``default_rng([S, g, 0])``; with ``record``
+    every game, the one stopped by ``q`` included, is written to that file as a record.
+    """
     game = spec.make_game(**game_args)
     human = None if watch else seat
     if human is not None and not 0 <= human < game.num_players:
         raise ValueError(
             f"--seat {seat} is not a seat of {spec.env_name}: choose 0..{game.num_players - 1}"
         )
+    writer = RecordWriter(record) if record else None
     agents = choose_agents(spec, game, opponent, human, out)
-    rng = np.random.default_rng(seed)
+    seed = session_seed(seed)
     read = line_reader(stream, out)
     keys = Keys(stream) if watch and delay is not None else None
     names = [("you" if p == human else getattr(a, "name", "agent")) for p, a in enumerate(agents)]
@@ -491,11 +524,61 @@ def run(
     )
     if keys is not None:
         out.write("(type q and Enter to stop)\n")
+    seats = ["human" if n == "you" else n for n in names]
+    g, state, actions = 0, None, []
     try:
         while True:
-            play_one(spec, game, agents, human, rng, read, out, delay, keys)
+            rng, agent_rng = game_rngs(seed, g)
+            state, actions = game.init(rng), []
+            play_one(spec, game, agents, human, rng, read, out, delay, keys, agent_rng, state,
+                     actions)
+            if writer is not None:
+                writer.write(make_record(spec, game, deal_seed(seed, g), seats, actions, state,
+                                         f"play game {g}"))
+                state = None
+            g += 1
             if _norm(read("Play again? [y/N] ")) not in ("y", "yes"):
                 break
     except Quit:
         out.write("\nBye.\n")
+    finally:
+        if writer is not None:
+            if state is not None and actions:  # the game stopped by q, as far as it went
+                writer.write(make_record(spec, game, deal_seed(seed, g), seats, actions, state,
+                                         f"play game {g}, stopped"))
+            writer.close()
+            out.write(writer.summary() + "\n")
     return 0
+
+
+def show_replay(
+    rep: Replay,
+    seat: int | None,
+    read: Callable[[str], str],
+    out: TextIO,
+    pause: bool = False,
+    delay: float | None = None,
+) -> None:
+    """Show a replayed game move by move: the table before each move from ``seat``'s view
+    (None: every hand open), the move as the table saw it, then the end and the result.
+
+    ``pause`` waits for Enter after each move (``q`` stops); ``delay`` waits that long.
+    """
+    spec, game, states = rep.spec, rep.game, rep.states
+    cols = screen_size()[0]
+    names = rep.record.agents
+    view = "every hand open" if seat is None else f"player_{seat}'s view"
+    out.write(f"{rep.record.title()}\n(seed {rep.record.seed}; {view})\n")
+    for k, (p, action, _) in enumerate(rep.record.actions):
+        out.write("\n" + "\n".join(_fit(spec.render(game, states[k], seat), cols)) + "\n")
+        before, after = states[k], states[k + 1]
+        who = f"player_{p} ({'you, ' if p == seat else ''}{names[p]})"
+        out.write(f">> step {k}: {who}: {move_text(spec, game, before, p, action, after)}\n")
+        if pause or delay is not None:
+            _pause(read, out, None if pause else delay, None)
+    out.write("\n" + "\n".join(_fit(spec.render(game, rep.final, seat), cols)) + "\n")
+    if rep.final.done:
+        out.write(result_text(game, rep.final, seat) + "\n")
+    else:
+        out.write(f"(the record stops here, after {len(rep.record.actions)} moves: the game was "
+                  "not finished)\n")

@@ -1,4 +1,4 @@
-"""MaskablePPO from the batched engine's SB3 VecEnv, against today's make_vec_env path.
+"""MaskablePPO from the batched twin's SB3 VecEnv, against today's make_vec_env path.
 
 Both runs train the same MaskablePPO (same settings, same number of parallel games) on simple
 tricks against the first_play agent: once on ``card_envs.vector.sb3.sb3_vec_env`` (B games in

@@ -1,4 +1,4 @@
-"""A shipped model against a rule agent over 10,000 games played at once (the batched engine).
+"""A shipped model against a rule agent over 10,000 games played at once (the batched twin).
 
 The model (``baselines/models/simple_tricks_v0.zip``, MaskablePPO) and the rule agent are the
 two players of ``card_envs.vector.selfplay.play``: every step, each takes the games where its
@@ -44,7 +44,7 @@ def main(games: int = 10_000, opponent: str = "first_play", seed: int = 0) -> di
     if path is None:
         raise SystemExit("no shipped model for simple_tricks_v0")
     th.set_num_threads(1)
-    players = [model_player(path, engine), rule_agent(engine, opponent, seed)]
+    players = [model_player(path, engine), rule_agent(engine, opponent)]
     start = time.perf_counter()
     payoffs = play(engine, players, games, seed=seed)
     seconds = time.perf_counter() - start

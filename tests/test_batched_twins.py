@@ -158,7 +158,7 @@ def test_loaded_scalar_states_step_as_the_scalar_game(name):
         engine = spec.make_batched(**variant)
         encoders = [cls(game) for cls in spec.encoders.values()]
         states = [s for seed in range(3) for s in play_states(game, seed, every=2) if not s.done]
-        batch = engine.init(len(states), seed=0)
+        batch = engine.new_state(len(states), seeds=[0] * len(states))  # default_rng(0) below
         for i, s in enumerate(states):
             engine.load(batch, i, s)
         rng = np.random.default_rng(1)

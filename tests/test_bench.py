@@ -1,5 +1,7 @@
 """The speed benchmark (card_envs/bench.py) runs and its tables add up; it does not judge speed."""
 
+import pytest
+
 from card_envs.bench import profile, report, run
 from card_envs.registry import load_spec
 
@@ -101,3 +103,20 @@ def test_speed_ab_compares_two_checkouts_run_alternately(capsys):
     bad = subprocess.run([sys.executable, str(script), str(root), "/nonexistent"],
                          capture_output=True, text=True)
     assert bad.returncode == 2 and "new='/nonexistent' is not a checkout" in bad.stderr
+
+
+def test_vector_speed_prints_every_twin_and_speed_ab_compares_it():
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    pytest.importorskip("numba", reason="the twins are compiled with numba (the test extra)")
+    root = Path(__file__).resolve().parents[1]
+    out = subprocess.run(
+        [sys.executable, str(root / "benchmarks" / "speed_ab.py"), str(root), str(root),
+         "--script", "vector_speed.py", "simple_tricks", "--reps", "1", "--seconds", "0.05",
+         "--rounds", "1"], capture_output=True, text=True, check=True)
+    targets = [row.split(" | ")[0].lstrip("| ") for row in out.stdout.splitlines()[2:]]
+    assert targets == ["simple_tricks raw_env()",
+                       *(f"simple_tricks {k} B={b}" for k in ("core", "VectorEnv")
+                         for b in (64, 1024, 4096))]

@@ -161,3 +161,14 @@ def test_the_package_reads_no_file_of_the_baselines_layer():
                     node.value == "baselines" or "baselines/" in node.value):
                 offending.append(f"{path.relative_to(ROOT)}:{node.lineno}: {node.value!r}")
     assert not offending, offending
+
+
+@pytest.mark.parametrize("package", game_packages())
+def test_no_import_circle_inside_a_game(graph, package):
+    # e.g. agents.py listing the search agent while search.py plays out with the rule agents:
+    # each piece lives where nothing it imports imports it back (imports in functions count)
+    modules = sorted(m for m in graph.modules if m.startswith(package + "."))
+    circles = [(a, b) for a in modules for b in modules if a < b
+               and graph.chain_exists(importer=a, imported=b)
+               and graph.chain_exists(importer=b, imported=a)]
+    assert not circles, circles

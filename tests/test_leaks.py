@@ -106,3 +106,51 @@ def test_twin_states_give_every_agent_identical_decisions(name):
                 assert first == second, (name, variant, agent, s.steps)
                 compared += 1
     assert compared > 0 and changed > 0, "no twin states were compared: the test proves nothing"
+
+
+def _roots(value, seen: set[int]) -> list[bytes]:
+    """The whole memory behind every array reachable from ``value`` (a view, or what its slots
+    hold): each array's outermost base, as bytes, in a fixed order."""
+    out: list[bytes] = []
+    if id(value) in seen:
+        return out
+    seen.add(id(value))
+    if isinstance(value, np.ndarray):
+        root = value
+        while isinstance(root.base, np.ndarray):
+            root = root.base
+        base = root.base
+        out.append(bytes(base) if isinstance(base, (bytes, bytearray, memoryview))
+                   else np.ascontiguousarray(root).tobytes())
+    elif isinstance(value, (tuple, list)):
+        for item in value:
+            out += _roots(item, seen)
+    elif isinstance(value, (set, frozenset)):
+        for item in sorted(value, key=repr):
+            out += _roots(item, seen)
+    elif hasattr(type(value), "__slots__") and not isinstance(value, (str, bytes)):
+        for klass in type(value).__mro__:
+            for slot in getattr(klass, "__slots__", ()):
+                if hasattr(value, slot):
+                    out += _roots(getattr(value, slot), seen)
+    return out
+
+
+@pytest.mark.parametrize("name", ENV_NAMES)
+def test_no_view_array_reaches_memory_its_seat_cannot_see(name):
+    # a view's arrays may be views of larger arrays (no copies); the memory behind them must
+    # then hold nothing hidden from the seat: twin worlds give the same bytes behind every one
+    spec = load_spec(name)
+    rng = np.random.default_rng(3)
+    arrays = 0
+    for variant in spec.variants:
+        game = spec.make_game(**variant)
+        for seed in range(2):
+            for s in play_states(game, seed, every=4):
+                for p in range(game.num_players):
+                    other = game.randomize_hidden(s, p, rng)
+                    mine = _roots(game.view(s, p), set())
+                    theirs = _roots(game.view(other, p), set())
+                    arrays += len(mine)
+                    assert mine == theirs, (name, variant, p, s.steps)
+    assert arrays > 0

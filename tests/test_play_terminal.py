@@ -85,7 +85,8 @@ def _first_move_by_name(name: str, term: Terminal) -> str:
     if name == "palace_v0":
         label = term.moves()[0]
         short = label.removeprefix("play ")  # "K", "9 9", "face-up 4", ...
-        return label if short.isdigit() else short  # a lone number picks from the list
+        # a lone number picks from the list, and a lone q quits (a queen is "play Q")
+        return label if short.isdigit() or short.lower() == "q" else short
     if name == "literature_v0":
         m = re.search(r"ask (player_\d) for:\s+\d+\. (\S+)", screen)
         return f"{m.group(1)} {m.group(2)}"  # "player_3 Q♥"

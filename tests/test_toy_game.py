@@ -153,6 +153,21 @@ def test_bad_input_and_errors():
     masks_and_errors.test_raw_env_names_the_agent_as_the_env_does(NAME)
 
 
+def test_its_batched_twin_is_the_scalar_game_bit_for_bit():
+    pytest.importorskip("numba", reason="the twins are compiled with numba (the test extra)")
+    import tests.test_batched_twins as twins
+    import tests.test_vector_env as vector_env
+
+    for variant in load_spec(NAME).variants:
+        twins.differential("high_card", variant, games=300, batch=50)
+        twins.differential("high_card", variant, games=100, batch=50, agent="cheapest_win")
+        twins.differential("high_card", variant, games=30, batch=10, every_seat=True)
+    twins.test_twin_worlds_give_a_seat_identical_observations_and_decisions("high_card")
+    twins.test_loaded_scalar_states_step_as_the_scalar_game("high_card")
+    vector_env.test_seeded_slots_play_the_games_of_gym_env("high_card", {"opponent": "random"})
+    vector_env.test_a_player_opponent_plays_between_the_compiled_calls("high_card")
+
+
 # --- the tools ------------------------------------------------------------------------------
 def _cli(*argv: str) -> str:
     from card_envs.cli import main
@@ -236,3 +251,21 @@ def test_gym_view_plays_whole_games_against_its_rule_agent():
                 obs, reward, term, trunc, info = env.step(int(rng.choice(np.flatnonzero(mask))))
                 done = term or trunc
             assert reward == info["payoff"]
+
+
+def test_records_and_the_web_app_take_it(tmp_path, capsys):
+    from card_envs.cli import main
+    from card_envs.records import read_records, replay
+
+    path = tmp_path / "high_card.jsonl"
+    assert main(["evaluate", NAME, "cheapest_win", "random", "--games", "4", "--record",
+                 str(path)]) == 0
+    assert main(["replay", str(path)]) == 0
+    assert "4 games (high_card_v0; 4 finished) replayed exactly" in capsys.readouterr().out
+    assert all(replay(r).final.done for r in read_records(path))
+    pytest.importorskip("starlette")
+    from card_envs.web.tables import new_table
+
+    table = new_table(NAME, {}, 0, "cheapest_win")  # a game without a board: its text
+    view = table.view(0)
+    assert view["board"] is None and "High card" in view["text"] and view["moves"]

@@ -1,4 +1,5 @@
-"""The batched Gymnasium VectorEnv: registration, its games against gym_env(), bad input."""
+"""The batched Gymnasium VectorEnv and the engine's functional core: registration, the games of
+gym_env() slot by slot, Player opponents, and bad input."""
 
 from __future__ import annotations
 
@@ -12,18 +13,31 @@ from gymnasium.vector import AutoresetMode
 
 import card_envs  # noqa: F401  (registers the games)
 from card_envs import vector
-from card_envs.registry import load_spec
-from card_envs.vector.base import Dealer, numba_available
-from card_envs.vector.gym_env import CardVectorEnv
+from card_envs.registry import env_names, load_spec
 
-GAMES = list(vector.ENGINES)
+pytest.importorskip("numba", reason="the twins are compiled with numba (the test extra)")
+
+from card_envs.vector.gym_env import CardVectorEnv  # noqa: E402
+from card_envs.vector.selfplay import Player  # noqa: E402
+
+GAMES = vector.names()
 IDS = {name: load_spec(name).gymnasium_id for name in GAMES}
+
+
+def test_the_spec_is_the_one_place_that_names_a_twin():
+    with_twin = [load_spec(e).name for e in env_names() if load_spec(e).batched is not None]
+    assert GAMES == with_twin
+    for e in env_names():
+        spec = load_spec(e)
+        entry = gymnasium.spec(spec.gymnasium_id).vector_entry_point
+        assert (entry is not None) == (spec.batched is not None), e
 
 
 @pytest.mark.parametrize("name", GAMES)
 def test_make_vec_gives_the_batched_env(name):
     env = gymnasium.make_vec(IDS[name], num_envs=16, vectorization_mode="vector_entry_point")
     assert isinstance(env, CardVectorEnv)
+    assert isinstance(gymnasium.make_vec(IDS[name], num_envs=2), CardVectorEnv)
     assert env.metadata["autoreset_mode"] == AutoresetMode.SAME_STEP
     obs, info = env.reset(seed=0)
     assert obs.shape == (16, *env.single_observation_space.shape)
@@ -41,23 +55,28 @@ def test_make_vec_gives_the_batched_env(name):
             assert np.array_equal(info["_final_obs"], terminated | truncated)
 
 
-# (game, gym_env arguments) whose opponents draw nothing from the generator, so that a slot
-# seeded with s plays exactly the games of gym_env(...).reset(seed=s) and its next resets
-EXACT = [
-    ("simple_tricks", {"opponent": "first_play"}),
-    ("simple_tricks", {"opponent": "heuristic", "learner_seat": 1}),
-    ("simple_tricks", {"opponent": "heuristic", "obs_encoding": "original"}),
-    ("ninety_eight_cards", {}),
-    ("ninety_eight_cards", {"rules": "original", "obs_encoding": "original"}),
-    ("thirty_one", {"opponent": "greedy"}),
-    ("thirty_one", {"opponent": ["greedy", "expected_value"], "num_players": 3}),
-    ("thirty_one", {"opponent": "expected_value", "reward": "original", "lives": 1}),
-]
+def exact_cases() -> list[tuple[str, dict]]:
+    """(game, gym_env arguments): every game against each of its batched agents (random
+    included: it draws from the slot's generator as the scalar RandomAgent draws from the
+    env's), and some rules variants, encodings and fixed seats."""
+    cases = []
+    for name in GAMES:
+        spec = load_spec(name)
+        engine = spec.make_batched(**spec.gym_defaults)
+        for agent in engine.agents:
+            cases.append((name, {"opponent": agent}))
+        cases.append((name, {"obs_encoding": "original", "learner_seat": 0}))
+        for variant in spec.variants[1:]:
+            cases.append((name, dict(variant)))
+    return cases
+
+
+EXACT = exact_cases()
 
 
 @pytest.mark.parametrize("name,kwargs", EXACT, ids=[f"{n}-{k}" for n, k in EXACT])
 def test_seeded_slots_play_the_games_of_gym_env(name, kwargs):
-    batch, steps = (16, 200) if kwargs.get("num_players", 2) > 2 else (32, 300)
+    batch, steps = 24, 250
     seeds = np.arange(batch) + 7
     env = CardVectorEnv(name, num_envs=batch, **kwargs)
     gym_env = load_spec(name).factories()[2]
@@ -80,94 +99,41 @@ def test_seeded_slots_play_the_games_of_gym_env(name, kwargs):
                 ended += 1
                 assert np.array_equal(info["final_obs"][i], o)
                 assert info["final_info"]["payoff"][i] == inf["payoff"]
+                assert info["final_info"]["score"][i] == inf["score"]
                 o, inf = e.reset()
                 assert info["seat"][i] == inf["seat"]
             assert np.array_equal(obs[i], o), i
     assert ended >= batch
 
 
-class RowShuffleDealer(Dealer):
-    """Shuffles as the compiled step of Thirty-One's VectorEnv does (``_kernels._shuffle_rows``),
-    in numpy: row by row, Fisher-Yates from the end, one ``rng.random()`` per swap."""
+@pytest.mark.parametrize("name", GAMES)
+def test_a_player_opponent_plays_between_the_compiled_calls(name):
+    # a Player that asks the engine for its rule agent's moves must give the very games of
+    # that rule agent playing inside the compiled call
+    spec = load_spec(name)
+    agent = spec.make_batched(**spec.gym_defaults).agents[-1]
+    compiled = CardVectorEnv(name, num_envs=32, opponent=agent)
+    calls = []
 
-    def __init__(self, rng: np.random.Generator):
-        self.rng = rng
-        self.reshuffles = 0
+    def policy(obs, mask, rows, state):
+        calls.append(len(rows))
+        assert obs.shape == (len(rows), compiled.single_observation_space.shape[0])
+        return outside.engine.act(state, agent, rows)
 
-    def _rows(self, lengths: list[int], width: int) -> np.ndarray:
-        out = np.tile(np.arange(width, dtype=np.int64), (len(lengths), 1))
-        for r, length in enumerate(lengths):
-            for j in range(length - 1, 0, -1):
-                k = int(self.rng.random() * (j + 1))
-                out[r, j], out[r, k] = out[r, k], out[r, j]
-        assert (np.sort(out, axis=1) == np.arange(width)).all()
-        return out
-
-    def permutations(self, slots, n):
-        return self._rows([n] * len(slots), n)
-
-    def ragged_permutations(self, slots, lengths, width):
-        self.reshuffles += len(slots)
-        return self._rows(lengths.tolist(), width)
-
-
-# (CardVectorEnv arguments, batch, steps); "short_decks": cut every deck to one card before each
-# step (the same in both envs: not a real game), so that rounds reach the reshuffles
-COMPILED = [
-    ({}, 64, 300),
-    ({"short_decks": True}, 64, 100),
-    ({"num_players": 3, "learner_seat": 1}, 32, 200),
-    ({"num_players": 4, "reward": "original", "instant_31": True, "three_of_a_kind": True}, 32,
-     200),
-    ({"obs_encoding": "original", "lives": 1, "max_round_turns": 6, "reward": "original"}, 32,
-     200),
-]
-
-
-@pytest.mark.skipif(not numba_available(), reason="the compiled step needs numba")
-@pytest.mark.parametrize("kwargs,batch,steps", COMPILED, ids=[str(k) for k, *_ in COMPILED])
-def test_compiled_random_opponent_step_plays_the_python_loop(kwargs, batch, steps):
-    # Thirty-One against random opponents steps in one compiled call; with a dealer that
-    # shuffles as that call does, the Python loop must give everything bit for bit the same
-    kwargs = dict(kwargs)
-    short = kwargs.pop("short_decks", False)
-    fused = CardVectorEnv("thirty_one", num_envs=batch, opponent="random", **kwargs)
-    loop = CardVectorEnv("thirty_one", num_envs=batch, opponent="random", **kwargs)
-    for a, b in zip(fused.reset(seed=5), loop.reset(seed=5), strict=True):
+    outside = CardVectorEnv(name, num_envs=32, opponent=Player(policy, name=agent))
+    seeds = np.arange(32) + 3
+    for a, b in zip(compiled.reset(seed=seeds), outside.reset(seed=seeds), strict=True):
         assert np.array_equal(a if isinstance(a, np.ndarray) else a["seat"],
                               b if isinstance(b, np.ndarray) else b["seat"])
-    loop.state.dealer = RowShuffleDealer(loop.state.dealer.rng)
-    assert fused._compiled_step() and not loop._compiled_step()
     rng = np.random.default_rng(0)
-    ended = 0
-    for _ in range(steps):
-        if short:
-            for env in (fused, loop):
-                np.minimum(env.state.deck_size, 1, out=env.state.deck_size)
-        masks = fused.action_masks()
-        assert np.array_equal(masks, loop.action_masks())
-        pick = (rng.random(batch) * masks.sum(axis=1)).astype(int)
-        actions = (masks.cumsum(axis=1) > pick[:, None]).argmax(axis=1)
-        *got, info = fused.step(actions)
-        *expected, expected_info = loop.step(actions)
-        for x, y in zip(got, expected, strict=True):
+    for _ in range(100):
+        masks = compiled.action_masks()
+        assert np.array_equal(masks, outside.action_masks())
+        actions = np.array([rng.choice(np.flatnonzero(m)) for m in masks])
+        for x, y in zip(compiled.step(actions)[:4], outside.step(actions)[:4], strict=True):
             assert np.array_equal(x, y)
-        assert info.keys() == expected_info.keys()
-        assert np.array_equal(info["seat"], expected_info["seat"])
-        if "final_obs" in expected_info:
-            ended += expected_info["_final_obs"].sum()
-            for key in ("final_obs", "_final_obs"):
-                assert np.array_equal(info[key], expected_info[key]), key
-            for key, value in expected_info["final_info"].items():
-                assert np.array_equal(info["final_info"][key], value), key
-        for name, value in vars(loop.state).items():
-            if isinstance(value, np.ndarray):
-                assert np.array_equal(value, getattr(fused.state, name)), name
-        assert np.array_equal(fused._pending, loop._pending)
-    assert fused._rng.random() == loop._rng.random()
-    assert fused.state.dealer.rng.random() == loop.state.dealer.rng.random()
-    assert ended >= batch
-    assert (loop.state.dealer.reshuffles > batch) == short
+    if spec.make_game(**spec.gym_defaults).num_players > 1:
+        assert calls and max(calls) > 1  # one call for all the games where its seat acts
 
 
 def test_opponents_are_batched_rule_agents_and_win_against_random():
@@ -185,10 +151,24 @@ def test_opponents_are_batched_rule_agents_and_win_against_random():
     assert total / games < -0.3  # a random learner loses to the heuristic
 
 
+def test_one_seed_plays_the_same_games_again():
+    runs = []
+    for _ in range(2):
+        env = CardVectorEnv("thirty_one", num_envs=64, opponent="random")
+        obs, _ = env.reset(seed=11)
+        trace = [obs]
+        for _ in range(50):
+            obs, reward, *_ = env.step(env.action_masks().argmax(axis=1))
+            trace += [obs, reward]
+        runs.append(trace)
+    assert all(np.array_equal(a, b) for a, b in zip(*runs, strict=True))
+
+
 # --- bad input ------------------------------------------------------------------------------
 def test_an_illegal_action_names_the_slot_the_action_and_the_legal_ones():
     env = CardVectorEnv("simple_tricks", num_envs=4, learner_seat=0)
     env.reset(seed=0)
+    before = env.state.copy()
     actions = np.array([np.flatnonzero(m)[0] for m in env.action_masks()])
     bad = int(np.flatnonzero(~env.action_masks()[2])[0])
     actions[2] = bad
@@ -199,6 +179,8 @@ def test_an_illegal_action_names_the_slot_the_action_and_the_legal_ones():
     actions[2] = 99
     with pytest.raises(ValueError, match="slot 2 is out of range"):
         env.step(actions)
+    for x, y in zip(before.arrays, env.state.arrays, strict=True):
+        assert np.array_equal(x, y)  # a step that raises changes nothing
 
 
 def test_bad_batches_and_arguments_raise_clear_errors():
@@ -213,19 +195,89 @@ def test_bad_batches_and_arguments_raise_clear_errors():
             CardVectorEnv("thirty_one", num_envs=bad)
         with pytest.raises(ValueError, match="num_envs"):
             vector.make("thirty_one").init(bad)
-    with pytest.raises(ValueError, match="unknown opponent 'nobody'.*random, greedy"):
+    with pytest.raises(ValueError, match="unknown agent 'nobody'.*random, greedy"):
         CardVectorEnv("thirty_one", num_envs=4, opponent="nobody")
     with pytest.raises(ValueError, match="unknown argument 'colour'"):
         gymnasium.make_vec(IDS["simple_tricks"], num_envs=2,
                            vectorization_mode="vector_entry_point", colour=3)
-    with pytest.raises(ValueError, match="no batched engine for 'palace'"):
-        vector.make("palace")
     with pytest.raises(ValueError, match="num_players=9"):
         vector.make("thirty_one", num_players=9)
     with pytest.raises(ValueError, match="seeds must be 3 integers"):
         vector.make("simple_tricks").init(3, seeds=[1, 2])
     with pytest.raises(ValueError, match="obs_encoding"):
         CardVectorEnv("simple_tricks", obs_encoding="pixels")
+    with pytest.raises(ValueError, match="encoding='pixels'"):
+        vector.make("simple_tricks").observe(vector.make("simple_tricks").init(2), "pixels")
+    with pytest.raises(ValueError, match="learner_seat"):
+        CardVectorEnv("simple_tricks", learner_seat=2)
+    with pytest.raises(ValueError, match="unknown game 'poker'"):
+        vector.make("poker")
+
+
+def test_a_game_without_a_twin_is_named_with_the_games_that_have_one():
+    spec = load_spec("simple_tricks")
+    object.__setattr__(spec, "batched", None)  # the spec is frozen: as if it named none
+    try:
+        with pytest.raises(ValueError, match="no batched twin for 'simple_tricks'"):
+            vector.make("simple_tricks")
+    finally:
+        object.__setattr__(spec, "batched", "card_envs.simple_tricks.batched")
+
+
+def _same(a, b) -> bool:
+    return all(np.array_equal(x, y) for x, y in zip(a.arrays, b.arrays, strict=True))
+
+
+def test_reset_slots_takes_a_bool_mask_or_slot_numbers_and_checks_before_it_changes_anything():
+    engine = vector.make("thirty_one")
+    state = engine.init(6, seed=0)
+    for _ in range(40):  # some games over
+        live = ~state.done
+        engine.step(state, np.where(live, state.mask.argmax(axis=1), 0))
+    over = state.terminated | state.truncated
+    reference = state.copy()
+    for bad in (np.ones(5, bool), np.array([0.0, 2.0]), np.array([-1]), np.array([6]),
+                np.zeros((2, 3), np.int64), "0"):
+        with pytest.raises(ValueError, match="slots"):
+            engine.reset_slots(state, bad)
+        assert _same(state, reference)
+    by_mask = state.copy()
+    by_numbers = state.copy()
+    engine.reset_slots(by_mask, over)
+    engine.reset_slots(by_numbers, np.flatnonzero(over))
+    assert _same(by_mask, by_numbers)
+    assert not by_mask.done.any() or not over.any()
+    untouched = ~over
+    assert np.array_equal(by_mask.steps[untouched], reference.steps[untouched])
+
+
+def test_step_active_must_be_a_bool_mask_of_the_batch():
+    engine = vector.make("simple_tricks")
+    state = engine.init(3, seed=0)
+    reference = state.copy()
+    actions = state.mask.argmax(axis=1)
+    for bad in (np.arange(3), np.ones(2, bool), np.ones((3, 1), bool), [1, 0, 1]):
+        with pytest.raises(ValueError, match="active"):
+            engine.step(state, actions, active=bad)
+        assert _same(state, reference)
+    engine.step(state, actions, active=np.array([False, True, False]))
+    assert state.steps.tolist() == [0, 1, 0]
+
+
+def test_observe_rows_take_a_bool_mask_or_slot_numbers_in_range():
+    engine = vector.make("simple_tricks")
+    state = engine.init(4, seed=0)
+    everything = engine.observe(state)
+    mask = np.array([False, True, False, True])
+    assert np.array_equal(engine.observe(state, rows=mask), everything[[1, 3]])
+    assert np.array_equal(engine.observe(state, rows=[3, 0]), everything[[3, 0]])
+    for bad, what in ((np.array([0.5, 1.0]), "rows must be"), (np.array([-1]), "slot -1"),
+                      (np.array([4]), "slot 4"), (np.ones(3, bool), "shape \\(4,\\)")):
+        with pytest.raises(ValueError, match=what):
+            engine.observe(state, rows=bad)
+    for bad in (np.array([0, 1, 2, 5]), np.full(4, 0.5), np.array([True] * 4)):
+        with pytest.raises(ValueError, match="seats"):
+            engine.observe(state, seats=bad)
 
 
 def test_importing_card_envs_imports_no_optional_extra():
@@ -236,10 +288,10 @@ def test_importing_card_envs_imports_no_optional_extra():
     assert out.stdout.strip() == "[]"
 
 
-def test_the_engines_run_without_numba():
-    code = ("import sys; sys.modules['numba'] = None; import card_envs, gymnasium, numpy; "
-            "env = gymnasium.make_vec('card_envs/ThirtyOne-v0', num_envs=4, "
-            "vectorization_mode='vector_entry_point'); env.reset(seed=0); "
-            "env.step(env.action_masks().argmax(axis=1)); print(env.engine.backend)")
+def test_without_numba_the_twins_name_the_extra_and_the_scalar_envs_work():
+    code = ("import sys; sys.modules['numba'] = None; import card_envs, gymnasium; "
+            "gymnasium.make('card_envs/ThirtyOne-v0').reset(seed=0)\n"
+            "try:\n    gymnasium.make_vec('card_envs/ThirtyOne-v0', num_envs=4)\n"
+            "except ValueError as err:\n    print(err)")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
-    assert out.stdout.strip() == "numpy"
+    assert "pip install 'card-envs[numba]'" in out.stdout

@@ -235,10 +235,15 @@ class BatchedGame:
         self.cfg = self.twin.config(game)
         self.encodings = tuple(spec.encoders)
         self._sizes = {enc: cls(game).size for enc, cls in spec.encoders.items()}
+        self._size_by_index = tuple(self._sizes.values())
+        self._slots = np.arange(0)
         self.agents = ("random", *self.twin.agents)
         from card_envs.core import batched_loops
 
-        self.loops = batched_loops
+        twin = self.twin
+        self.checks = batched_loops
+        self.loops = batched_loops.specialize(spec.batched, twin.deal, twin.step, twin.observe,
+                                              twin.act, twin.result)
 
     def config(self) -> dict[str, Any]:
         """The rules arguments of this engine (those of the scalar game)."""
@@ -282,8 +287,7 @@ class BatchedGame:
         return state
 
     def _deal(self, state: BatchedState, slots: np.ndarray) -> None:
-        self.loops.deal_slots(self.twin.deal, state.arrays, self.cfg, slots, state.rngs,
-                              state.rng_of)
+        self.loops.deal_slots(state.arrays, self.cfg, slots, state.rngs, state.rng_of)
 
     def step(self, state: BatchedState, actions: Any, active: Any = None) -> BatchedState:
         """Play ``actions`` (B,) in every game not over, in place; return ``state``.
@@ -299,8 +303,8 @@ class BatchedGame:
         if active is not None:
             moving &= bool_mask("active", active, b)
         actions = self.check_actions(state, actions, moving)
-        self.loops.step_slots(self.twin.step, state.arrays, self.cfg, np.flatnonzero(moving),
-                              actions, state.rngs, state.rng_of)
+        self.loops.step_slots(state.arrays, self.cfg, np.flatnonzero(moving), actions,
+                              state.rngs, state.rng_of)
         return state
 
     def legal_action_mask(self, state: BatchedState) -> np.ndarray:
@@ -337,10 +341,24 @@ class BatchedGame:
                     f"0..{self.num_players - 1}"
                 )
         seats = seats.astype(np.int64, copy=False)
-        rows = np.arange(b) if rows is None else slot_indices("rows", rows, b)
-        out = np.empty((len(rows), self._sizes[encoding]), np.float32)
-        return self.loops.observe_slots(self.twin.observe, state.arrays, self.cfg, rows,
-                                        seats[rows], index, out)
+        if rows is None:
+            return self.observe_checked(state, index, self._everything(b), seats)
+        rows = slot_indices("rows", rows, b)
+        return self.observe_checked(state, index, rows, seats[rows])
+
+    def observe_checked(self, state: BatchedState, encoding: int, rows: np.ndarray,
+                        seats: np.ndarray) -> np.ndarray:
+        """``observe`` for arguments already checked: encoder number ``encoding``, int64
+        ``rows`` and their ``seats`` (one each); what the batched envs call every step."""
+        out = np.empty((len(rows), self._size_by_index[encoding]), np.float32)
+        return self.loops.observe_slots(state.arrays, self.cfg, rows, seats, encoding, out)
+
+    def _everything(self, b: int) -> np.ndarray:
+        """np.arange(b), kept (read-only) for the batch size last asked for."""
+        if len(self._slots) != b:
+            self._slots = np.arange(b)
+            self._slots.setflags(write=False)
+        return self._slots
 
     def act(self, state: BatchedState, agent: str, rows: Any = None) -> np.ndarray:
         """(len(rows),) int64: batched agent ``agent``'s action for the seat to act in each
@@ -353,8 +371,8 @@ class BatchedGame:
         if len(over):
             raise ValueError(f"rows: the game in slot {rows[over[0]]} is over; no one acts")
         out = np.empty(len(rows), np.int64)
-        return self.loops.act_slots(self.twin.act, state.arrays, self.cfg, rows, index,
-                                    state.rngs, state.rng_of, out)
+        return self.loops.act_slots(state.arrays, self.cfg, rows, index, state.rngs,
+                                    state.rng_of, out)
 
     def autoreset(self, state: BatchedState) -> np.ndarray:
         """Deal a new game in every slot whose game is over, in place; the slots."""
@@ -379,7 +397,7 @@ class BatchedGame:
         b = state.num_envs
         payoffs = np.zeros((b, self.num_players))
         scores = np.zeros((b, self.num_players))
-        self.loops.result_slots(self.twin.result, state.arrays, self.cfg, payoffs, scores)
+        self.loops.result_slots(state.arrays, self.cfg, payoffs, scores)
         return payoffs, scores
 
     def payoffs(self, state: BatchedState) -> np.ndarray:
@@ -408,7 +426,7 @@ class BatchedGame:
                 raise ValueError(f"actions must be integers; got dtype {actions.dtype}")
         actions = actions.astype(np.int64, copy=False)
         live_slots = np.flatnonzero(live)
-        i = self.loops.first_illegal(state.mask, live_slots, actions)
+        i = self.checks.first_illegal(state.mask, live_slots, actions)
         if i >= 0:
             self._illegal(state, actions, live, int(i))
         return actions
@@ -472,14 +490,13 @@ def play_turns(engine: BatchedGame, state: BatchedState, turns: Turns, kind: int
                rows: np.ndarray, actions: np.ndarray, opponents: np.ndarray,
                learner_seat: int | None, encoding: str) -> None:
     """One part of the learners' turn in games ``rows``, in one compiled call: ``kind``
-    NEW_GAME (deal, as gym_env's reset), LEARNER_MOVE (the learners' ``actions``) or
-    EXTERNAL_MOVE (the EXTERNAL seats' ``actions``); then the other seats play up to each
-    learner's next decision (``opponents``: each other seat's agent number, relative to the
-    learner; ``batched_loops.EXTERNAL`` for a seat whose moves come from outside)."""
-    loops, twin = engine.loops, engine.twin
-    bad = loops.turn_moves(
-        twin.deal, twin.step, twin.observe, twin.act, twin.result, state.arrays, engine.cfg,
-        rows, actions, kind, state.rngs, state.rng_of, turns.seat,
+    NEW_GAME (deal, as gym_env's reset), LEARNER_MOVE (the learners' moves) or EXTERNAL_MOVE
+    (the EXTERNAL seats' moves), ``actions[r]`` the move in game rows[r]; then the other
+    seats play up to each learner's next decision (``opponents``: each other seat's agent
+    number, relative to the learner; ``batched_loops.EXTERNAL`` for a seat whose moves come
+    from outside)."""
+    bad = engine.loops.turn_moves(
+        state.arrays, engine.cfg, rows, actions, kind, state.rngs, state.rng_of, turns.seat,
         -1 if learner_seat is None else learner_seat, opponents,
         engine.encoding_index(encoding), turns.reward, turns.pending, turns.earned,
         turns.fresh, turns.deals, turns.waiting, turns.ended, turns.final_obs,

@@ -14,10 +14,17 @@ is given (a loop over ``slots`` around the scalar rules of one game):
   (1, 2, ...) action for the seat to act in game rows[r];
 * ``result(s, cfg, rows, payoffs, scores)``: row r, game rows[r]'s payoffs and scores per seat.
 
-The loops here run them for the functional core (deal, step with the step count and cap,
-observe, act) and for the Gymnasium view's whole turn (the learner's move, the other seats'
-moves up to the learner's next decision, the ended games' results and new deals), each in one
-call. Kernels take the state ``s`` (the twin's NamedTuple of arrays) and its constants
+The public loops here (``deal_slots``, ``step_slots``, ...) call the kernels by the global names
+DEAL, STEP, OBSERVE, ACT and RESULT: ``specialize(twin)`` compiles a copy of them per twin with
+those names bound to its kernels (each copy with its own on-disk cache, so that one game's
+compiled loops never depend on another's being imported); the helpers they share take the
+kernels and the state as arguments and are inlined, uncached. (A cached function shared by the
+twins would keep every game's kernels and state types in one cache index, which fails to load
+or save once one of those games is not importable.) The loops serve the functional core (deal,
+step with the step count and cap, observe, act) and the Gymnasium view's whole turn (the
+learner's move, the other seats' moves up to the learner's next decision, the ended games'
+results and new deals), each in one call.
+Kernels take the state ``s`` (the twin's NamedTuple of arrays) and its constants
 ``cfg`` (a NamedTuple with ``num_players`` and ``max_steps``) once per call and loop inside:
 a call that passes arrays counts a reference to each (some 10 ns an array), too much per game.
 Randomness: ``rngs[rng_of[i]]`` is slot ``i``'s ``numpy.random.Generator`` (one for the batch,
@@ -26,16 +33,15 @@ or one per slot), drawn exactly as the scalar game draws from its generator.
 
 from __future__ import annotations
 
+import types
+
 import numpy as np
 from numba import njit
 from numba.np.random.random_methods import random_interval
 
-# The loops that take a twin's kernels as arguments are not cached on disk: a kernel's type
-# is its dispatcher object, new in every process, so a cached loop never matched a later
-# process (each one compiled and appended another entry), and saving an index that holds
-# entries of dead processes' dispatchers raised ReferenceError ("underlying object has
-# vanished") in every process once such entries had piled up.
-_CACHE_LOOPS = False
+# The kernels of one twin: the public loops below read them here, and ``specialize`` compiles
+# copies of those loops with these names bound to a twin's kernels.
+DEAL = STEP = OBSERVE = ACT = RESULT = None
 
 RANDOM = 0  # agent number of the uniformly random agent (the twins number theirs from 1)
 EXTERNAL = -1  # an opponent seat whose moves come from outside the loop (a network, say)
@@ -53,15 +59,15 @@ def shuffle(rng, x):  # pragma: no cover - compiled
         x[i], x[j] = x[j], x[i]
 
 
-@njit(cache=True)
-def random_legal(mask_row, rng):  # pragma: no cover - compiled
-    """RandomAgent.act: the legal action of rank floor(rng.random() * count)."""
+@njit(cache=True, inline="always")
+def random_legal(mask, i, rng):  # pragma: no cover - compiled
+    """RandomAgent.act in game ``i``: the legal action of rank floor(rng.random() * count)."""
     count = 0
-    for a in range(mask_row.shape[0]):
-        count += mask_row[a] != 0
+    for a in range(mask.shape[1]):
+        count += mask[i, a] != 0
     pick = int(rng.random() * count)
-    for a in range(mask_row.shape[0]):
-        if mask_row[a] != 0:
+    for a in range(mask.shape[1]):
+        if mask[i, a] != 0:
             if pick == 0:
                 return a
             pick -= 1
@@ -79,7 +85,7 @@ def first_illegal(mask, live, actions):  # pragma: no cover - compiled
     return -1
 
 
-@njit(cache=_CACHE_LOOPS)
+@njit(inline="always")
 def _deal(deal, s, cfg, slots, rngs, rng_of):  # pragma: no cover - compiled
     """Game.init in each of ``slots``: the shared fields as at a deal, then the twin's deal."""
     for i in slots:
@@ -92,7 +98,7 @@ def _deal(deal, s, cfg, slots, rngs, rng_of):  # pragma: no cover - compiled
     _close(s, slots)
 
 
-@njit(cache=True)
+@njit(inline="always")
 def _close(s, slots):  # pragma: no cover - compiled
     """No legal action in a game that is over."""
     for i in slots:
@@ -101,7 +107,7 @@ def _close(s, slots):  # pragma: no cover - compiled
                 s.mask[i, a] = 0
 
 
-@njit(cache=_CACHE_LOOPS)
+@njit(inline="always")
 def _play(step, s, cfg, slots, actions, rngs, rng_of):  # pragma: no cover - compiled
     """Game.apply in each game of ``slots``: the twin's rules, then the step count and cap."""
     for i in slots:
@@ -115,52 +121,53 @@ def _play(step, s, cfg, slots, actions, rngs, rng_of):  # pragma: no cover - com
     _close(s, slots)
 
 
-@njit(cache=_CACHE_LOOPS)
+@njit(inline="always")
 def _choose(act, s, cfg, rows, agent, rngs, rng_of, out):  # pragma: no cover - compiled
     """out[r]: agent ``agent``'s action in game rows[r] (RANDOM: RandomAgent's draw)."""
     if agent == RANDOM:
-        for r in range(len(rows)):
-            i = rows[r]
-            out[r] = random_legal(s.mask[i], rngs[rng_of[i]])
+        mask = s.mask
+        if len(rngs) == 1:  # one generator for the batch: looked up once
+            rng = rngs[0]
+            for r in range(len(rows)):
+                out[r] = random_legal(mask, rows[r], rng)
+        else:
+            for r in range(len(rows)):
+                i = rows[r]
+                out[r] = random_legal(mask, i, rngs[rng_of[i]])
     else:
         act(s, cfg, rows, agent, rngs, rng_of, out)
     return out
 
 
-@njit(cache=_CACHE_LOOPS)
-def deal_slots(deal, s, cfg, slots, rngs, rng_of):  # pragma: no cover - compiled
+def deal_slots(s, cfg, slots, rngs, rng_of):  # pragma: no cover - compiled
     """A new game in each of ``slots``."""
-    _deal(deal, s, cfg, slots, rngs, rng_of)
+    _deal(DEAL, s, cfg, slots, rngs, rng_of)
 
 
-@njit(cache=_CACHE_LOOPS)
-def step_slots(step, s, cfg, live, actions, rngs, rng_of):  # pragma: no cover - compiled
+def step_slots(s, cfg, live, actions, rngs, rng_of):  # pragma: no cover - compiled
     """``actions[i]`` in each game ``i`` of ``live`` (legal: checked before); the rewards of
     every other game are zeroed."""
     s.rewards[:] = 0.0
     moves = np.empty(len(live), np.int64)
     for r in range(len(live)):
         moves[r] = actions[live[r]]
-    _play(step, s, cfg, live, moves, rngs, rng_of)
+    _play(STEP, s, cfg, live, moves, rngs, rng_of)
 
 
-@njit(cache=_CACHE_LOOPS)
-def observe_slots(observe, s, cfg, rows, seats, encoding, out):  # pragma: no cover - compiled
+def observe_slots(s, cfg, rows, seats, encoding, out):  # pragma: no cover - compiled
     """Row r of ``out``: game rows[r]'s observation for seats[r]."""
-    observe(s, cfg, rows, seats, encoding, out)
+    OBSERVE(s, cfg, rows, seats, encoding, out)
     return out
 
 
-@njit(cache=_CACHE_LOOPS)
-def act_slots(act, s, cfg, rows, agent, rngs, rng_of, out):  # pragma: no cover - compiled
+def act_slots(s, cfg, rows, agent, rngs, rng_of, out):  # pragma: no cover - compiled
     """out[r]: agent ``agent``'s action for the seat to act in game rows[r]."""
-    return _choose(act, s, cfg, rows, agent, rngs, rng_of, out)
+    return _choose(ACT, s, cfg, rows, agent, rngs, rng_of, out)
 
 
-@njit(cache=_CACHE_LOOPS)
-def result_slots(result, s, cfg, payoffs, scores):  # pragma: no cover - compiled
+def result_slots(s, cfg, payoffs, scores):  # pragma: no cover - compiled
     """Every game's payoffs and scores per seat (Game.payoffs, Game.scores)."""
-    result(s, cfg, np.arange(len(payoffs)), payoffs, scores)
+    RESULT(s, cfg, np.arange(len(payoffs)), payoffs, scores)
 
 
 # --- the Gymnasium view's turn ----------------------------------------------------------------
@@ -176,7 +183,7 @@ def result_slots(result, s, cfg, payoffs, scores):  # pragma: no cover - compile
 NEW_GAME, LEARNER_MOVE, EXTERNAL_MOVE = 0, 1, 2
 
 
-@njit(cache=_CACHE_LOOPS)
+@njit(inline="always")
 def _new_games(deal, s, cfg, slots, rngs, rng_of, seat, learner_seat):  # pragma: no cover
     """SingleAgentEnv.reset's draws in each of ``slots``: the learner's seat (unless fixed),
     then the deal."""
@@ -188,8 +195,7 @@ def _new_games(deal, s, cfg, slots, rngs, rng_of, seat, learner_seat):  # pragma
     _deal(deal, s, cfg, slots, rngs, rng_of)
 
 
-@njit(cache=_CACHE_LOOPS)
-def turn_moves(deal, step, observe, act, result, s, cfg, rows, actions, kind, rngs, rng_of,
+def turn_moves(s, cfg, rows, actions, kind, rngs, rng_of,
                seat, learner_seat, opponents, encoding, reward, pending, earned, fresh, deals,
                waiting, ended, final_obs, final_payoff, final_score, final_truncated,
                max_deals):  # pragma: no cover - compiled
@@ -202,7 +208,7 @@ def turn_moves(deal, step, observe, act, result, s, cfg, rows, actions, kind, rn
     n = cfg.num_players
     k = len(rows)
     if kind == EXTERNAL_MOVE:
-        _play(step, s, cfg, rows, actions, rngs, rng_of)
+        _play(STEP, s, cfg, rows, actions, rngs, rng_of)
         for i in rows:
             earned[i] += s.rewards[i, seat[i]]
     else:
@@ -212,9 +218,9 @@ def turn_moves(deal, step, observe, act, result, s, cfg, rows, actions, kind, rn
             fresh[i] = kind == NEW_GAME
             deals[i] = 1 if kind == NEW_GAME else 0
         if kind == NEW_GAME:
-            _new_games(deal, s, cfg, rows, rngs, rng_of, seat, learner_seat)
+            _new_games(DEAL, s, cfg, rows, rngs, rng_of, seat, learner_seat)
         else:  # gym_env.step: the learner's move pays after what waited since the deal
-            _play(step, s, cfg, rows, actions, rngs, rng_of)
+            _play(STEP, s, cfg, rows, actions, rngs, rng_of)
             for i in rows:
                 reward[i] = pending[i] + s.rewards[i, seat[i]]
                 pending[i] = 0.0
@@ -267,11 +273,11 @@ def turn_moves(deal, step, observe, act, result, s, cfg, rows, actions, kind, rn
             ended_rows = over[:num_over]
             for r in range(num_over):
                 seats[r] = seat[ended_rows[r]]
-            _final(observe, result, s, cfg, ended_rows, seats[:num_over], encoding,
+            _final(OBSERVE, RESULT, s, cfg, ended_rows, seats[:num_over], encoding,
                    final_obs, payoffs[:num_over], scores[:num_over], final_payoff,
                    final_score)
         if num_again:
-            _new_games(deal, s, cfg, again[:num_again], rngs, rng_of, seat, learner_seat)
+            _new_games(DEAL, s, cfg, again[:num_again], rngs, rng_of, seat, learner_seat)
         if num_movers:
             mover_rows = movers[:num_movers]
             done_agents = 0
@@ -286,18 +292,18 @@ def turn_moves(deal, step, observe, act, result, s, cfg, rows, actions, kind, rn
                 for r in range(size):
                     picked[r] = mover_rows[group[r]]
                     agent_of[group[r]] = -2
-                _choose(act, s, cfg, picked[:size], agent, rngs, rng_of, moves[:size])
+                _choose(ACT, s, cfg, picked[:size], agent, rngs, rng_of, moves[:size])
                 for r in range(size):
                     chosen[group[r]] = moves[r]
                 done_agents += size
-            _play(step, s, cfg, mover_rows, chosen[:num_movers], rngs, rng_of)
+            _play(STEP, s, cfg, mover_rows, chosen[:num_movers], rngs, rng_of)
             for i in mover_rows:
                 earned[i] += s.rewards[i, seat[i]]
         todo = np.concatenate((again[:num_again], movers[:num_movers]))
     return -1
 
 
-@njit(cache=_CACHE_LOOPS)
+@njit(inline="always")
 def _final(observe, result, s, cfg, rows, seats, encoding, final_obs, payoffs, scores,
            final_payoff, final_score):  # pragma: no cover - compiled
     """The last observation, payoff and score of each ended game of ``rows`` for its learner."""
@@ -309,3 +315,28 @@ def _final(observe, result, s, cfg, rows, seats, encoding, final_obs, payoffs, s
         final_obs[i, :] = buffer[r]
         final_payoff[i] = payoffs[r, seats[r]]
         final_score[i] = scores[r, seats[r]]
+
+
+# --- one compiled copy of the public loops per twin -------------------------------------------
+PUBLIC = ("deal_slots", "step_slots", "observe_slots", "act_slots", "result_slots", "turn_moves")
+_COPIES: dict[str, types.SimpleNamespace] = {}
+
+
+def specialize(tag: str, deal, step, observe, act, result) -> types.SimpleNamespace:
+    """The public loops compiled for one twin's kernels (made once per ``tag``, the twin's
+    module): copies of these functions whose globals DEAL, STEP, OBSERVE, ACT and RESULT are
+    the kernels, each named after ``tag`` so that its on-disk cache is its own."""
+    loops = _COPIES.get(tag)
+    if loops is None:
+        env = dict(globals(), DEAL=deal, STEP=step, OBSERVE=observe, ACT=act, RESULT=result)
+        label = tag.replace(".", "_")
+        compiled = {}
+        for name in PUBLIC:
+            function = globals()[name]
+            copy = types.FunctionType(function.__code__, env, name, function.__defaults__)
+            copy.__qualname__ = f"{name}__{label}"
+            copy.__module__ = __name__
+            copy.__doc__ = function.__doc__
+            compiled[name] = njit(cache=True)(copy)
+        loops = _COPIES[tag] = types.SimpleNamespace(**compiled)
+    return loops

@@ -5,6 +5,9 @@ game g of a run with seed S draws its deal and chance events from the generator
 ``default_rng([S, g, 0])`` and the agents' choices from ``default_rng([S, g, 1])``
 (``[S, g, 2]`` in the second game of a duplicate pair), so a run is reproducible
 and a duplicate pair replays exactly the same deal with fresh agent randomness.
+Each game is therefore replayable by itself: ``default_rng([S, g, 0])`` and its actions give
+it again, step for step; ``keep`` (a callback of ``evaluate`` and ``duplicate_evaluate``)
+hands every finished game over as a ``PlayedGame`` for a record (``card_envs.records``).
 
 Reports (``MatchResult.summary``) say what the game's score counts (``Game.score_name``),
 give one line per team in team games (``Game.teams``), and for games that rank players by
@@ -15,13 +18,13 @@ instead of "wins" that would only mean "not last" (``Game.result_note`` says wha
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 
 import numpy as np
 
 from card_envs.core.agents import Agent
-from card_envs.core.game import Game
+from card_envs.core.game import Game, State
 
 Z95 = 1.959963984540054
 
@@ -44,6 +47,25 @@ class GameRecord:
     steps: int
     truncated: bool
     places: list[int] | None = None  # per seat (1 = first out), for games that rank players
+    state: State | None = None  # the final state
+
+
+@dataclass(frozen=True)
+class PlayedGame:
+    """One finished game as a record keeps it: how to deal it again, who sat where, every move.
+
+    ``seed`` is the entropy of the game's generator (``numpy.random.default_rng(seed)``
+    deals the game and draws every chance event); ``seats[p]`` is the contestant (the
+    index into the agents given) that played seat p; ``state`` is the final state.
+    """
+
+    seed: int | list[int]
+    seats: tuple[int, ...]
+    actions: tuple[int, ...]
+    state: State
+
+
+Keep = Callable[[PlayedGame], None]
 
 
 def play_move(game: Game, state, agent: Agent, game_rng: np.random.Generator,
@@ -91,14 +113,24 @@ def play_game(
     game_rng: np.random.Generator,
     agent_rng: np.random.Generator,
     state=None,
+    actions: list[int] | None = None,
 ) -> GameRecord:
-    """Play one game to its end; ``agents[seat]`` acts for each seat (they see only their view)."""
+    """Play one game to its end; ``agents[seat]`` acts for each seat (they see only their view).
+
+    Given a list, ``actions`` gets every action in order (what a record keeps); the moves
+    are the same either way.
+    """
     s = game.init(game_rng) if state is None else state
     for agent in agents:
         if hasattr(agent, "reset"):
             agent.reset()
-    play_until(game, s, agents, game_rng, agent_rng)
-    return GameRecord(game.payoffs(s), game.scores(s), s.steps, s.truncated, _places(game, s))
+    if actions is None:
+        play_until(game, s, agents, game_rng, agent_rng)
+    else:  # move by move (play_until's loop, with the actions noted)
+        while not (s.terminal or s.truncated):
+            actions.append(play_move(game, s, agents[s.player], game_rng, agent_rng)[0])
+    return GameRecord(game.payoffs(s), game.scores(s), s.steps, s.truncated, _places(game, s),
+                      s)
 
 
 def _places(game: Game, s) -> list[int] | None:
@@ -109,9 +141,21 @@ def _places(game: Game, s) -> list[int] | None:
     return None if any(p is None for p in places) else [int(p) for p in places]
 
 
+def deal_seed(seed: int, g: int) -> list[int]:
+    """The entropy of game ``g``'s generator in a run seeded ``seed``: ``[seed, g, 0]``."""
+    return [seed, g, 0]
+
+
 def _rngs(seed: int, g: int, replay: int = 0) -> tuple[np.random.Generator, np.random.Generator]:
     """The game's and the agents' generators for game ``g``; a replay shares the deal only."""
-    return np.random.default_rng([seed, g, 0]), np.random.default_rng([seed, g, 1 + replay])
+    return np.random.default_rng(deal_seed(seed, g)), np.random.default_rng([seed, g, 1 + replay])
+
+
+def _kept(keep: Keep | None, seed: int, g: int, seats: Sequence[int],
+          actions: list[int] | None, rec: GameRecord) -> None:
+    """Hand game ``g`` to ``keep`` (when there is one)."""
+    if keep is not None:
+        keep(PlayedGame(deal_seed(seed, g), tuple(seats), tuple(actions or ()), rec.state))
 
 
 @dataclass
@@ -312,12 +356,14 @@ def evaluate(
     seed: int = 0,
     rotate: bool = True,
     names: Sequence[str] | None = None,
+    keep: Keep | None = None,
 ) -> MatchResult:
     """Play ``games`` games with ``agents[i]`` as contestant i (one per seat).
 
     With ``rotate`` contestant i sits in seat ``(i + g) % n`` in game g, so every
     contestant plays every seat equally often. Team games score a contestant by its
     seat's payoff, so alternating lineups keep the teams intact under rotation.
+    ``keep`` gets every game as it ends (a ``PlayedGame``: ``seats`` are contestants).
     """
     n = game.num_players
     if len(agents) != n:
@@ -334,7 +380,9 @@ def evaluate(
         lineup = [None] * n
         for i, seat in enumerate(seats):
             lineup[seat] = agents[i]
-        rec = play_game(game, lineup, *_rngs(seed, g))
+        actions = None if keep is None else []
+        rec = play_game(game, lineup, *_rngs(seed, g), actions=actions)
+        _kept(keep, seed, g, [seats.index(p) for p in range(n)], actions, rec)
         for i, seat in enumerate(seats):
             tallies[i].add(
                 float(rec.payoffs[seat]),
@@ -387,6 +435,7 @@ def duplicate_evaluate(
     pairs: int,
     seed: int = 0,
     names: Sequence[str] | None = None,
+    keep: Keep | None = None,
 ) -> MatchResult:
     """Duplicate evaluation for two-player games: every deal is played twice, seats swapped.
 
@@ -394,7 +443,8 @@ def duplicate_evaluate(
     generator seed) with B in seat 0 and A in seat 1. A wins the pair when its
     total score over the two games beats B's (the game's ``scores``, e.g. tricks;
     payoffs when the game has no score); equal totals draw. For the trick game this
-    is source 003's rule: A took more tricks with hand 0 than B did.
+    is source 003's rule: A took more tricks with hand 0 than B did. ``keep`` gets both
+    games of every pair as they end (``seats`` (0, 1), then (1, 0); one deal seed).
     """
     if game.num_players != 2:
         raise ValueError(
@@ -406,9 +456,13 @@ def duplicate_evaluate(
     truncated = 0
     scored = True
     for g in range(pairs):
-        first = play_game(game, [agent_a, agent_b], *_rngs(seed, g))
+        moves = None if keep is None else []
+        first = play_game(game, [agent_a, agent_b], *_rngs(seed, g), actions=moves)
+        _kept(keep, seed, g, (0, 1), moves, first)
         scored = first.scores is not None
-        second = play_game(game, [agent_b, agent_a], *_rngs(seed, g, replay=1))
+        moves = None if keep is None else []
+        second = play_game(game, [agent_b, agent_a], *_rngs(seed, g, replay=1), actions=moves)
+        _kept(keep, seed, g, (1, 0), moves, second)
         a_total = _points(first, 0) + _points(second, 1)
         b_total = _points(first, 1) + _points(second, 0)
         diff = float(np.sign(a_total - b_total))

@@ -80,6 +80,10 @@ class GameSpec:
     # The module of the game's batched twin (``card_envs/<game>/batched.py``, declaring a
     # core.batched.Twin named TWIN), or None: the one place that says whether a game has one.
     batched: str | None = None
+    # For the web app (`card-envs serve`): the table as data to draw, (game, state, seat) ->
+    # dict (card_envs/core/board.py), only what that seat may see (everything for None);
+    # None: the page shows ``render``'s text.
+    board: Callable[[Game, State, int | None], dict] | None = None
     _factories: Any = field(default=None, init=False, repr=False)
 
     def __post_init__(self) -> None:

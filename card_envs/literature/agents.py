@@ -10,7 +10,6 @@ import numpy as np
 from card_envs.core.agents import BaseAgent
 from card_envs.literature.deck import HALF_SUIT_SIZE, NUM_CARDS, NUM_HALF_SUITS
 from card_envs.literature.rules import LiteratureView, proven_in_team
-from card_envs.literature.search import LiteratureSearchAgent
 
 
 class Beliefs:
@@ -180,6 +179,3 @@ class HeuristicAgent(_LiteratureAgent):
         ours = [h for h in live if b.with_my_team(h)] or live
         return max(ours, key=b.claim_chance)
 
-
-AGENTS = {"cautious": CautiousAgent, "heuristic": HeuristicAgent,
-          "ismcts": LiteratureSearchAgent}

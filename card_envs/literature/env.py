@@ -4,9 +4,11 @@ from __future__ import annotations
 
 import textwrap
 
+from card_envs.core.board import backs, card, row, seat
+from card_envs.core.board import board as make_board
 from card_envs.core.cards import unicode_ok
 from card_envs.core.spec import GameSpec
-from card_envs.literature.agents import AGENTS
+from card_envs.literature.agents import CautiousAgent, HeuristicAgent
 from card_envs.literature.deck import (
     CARD_BIT,
     NUM_CARDS,
@@ -14,9 +16,12 @@ from card_envs.literature.deck import (
     cards_in,
     cards_of_half_suit,
     half_suit_label,
+    half_suit_of,
+    rank_name,
 )
 from card_envs.literature.encoding import ENCODERS
 from card_envs.literature.rules import DISCARDED, LIVE, Literature, LiteratureState
+from card_envs.literature.search import LiteratureSearchAgent
 
 TEAM_NAMES = ("even", "odd")
 
@@ -141,6 +146,54 @@ def outcome_text(
     return text
 
 
+def _card(c: int, mark: str | None = None) -> dict:
+    """A Literature card drawn: its rank (A-6 or 8-K) and suit."""
+    return card(rank_name(c), half_suit_of(c) // 2, mark=mark)
+
+
+def board(game: Literature, s: LiteratureState, player: int | None = None) -> dict:
+    """The table as data (card_envs/core/board.py): the seats of both teams with their hands
+    (another seat's face down but for the cards ``player`` knows it holds; every hand when
+    ``player`` is None), the eight half-suits and who won them, the last asks, the claim
+    being named."""
+    uni = unicode_ok()
+    known = game.view(s, player).holds() if player is not None else None
+    seats = []
+    for q in range(game.num_players):
+        if player is None or q == player:
+            cards = [_card(c) for c in cards_in(s.hands[q])]
+        else:
+            held = [c for c in range(NUM_CARDS) if known[q, c]]
+            cards = [_card(c, "known") for c in held] + backs(s.sizes[q] - len(held))
+        tags = [f"{TEAM_NAMES[q % 2]} team", f"{s.sizes[q]} card{'s' if s.sizes[q] != 1 else ''}"]
+        seats.append(seat(q, [row("hand", cards)], tags, acting=s.player == q and not s.done,
+                          out=s.sizes[q] == 0, team=q % 2))
+    chips = []
+    for h in range(8):
+        outcome = s.outcome[h]
+        label = half_suit_label(h, uni)
+        if outcome == LIVE:
+            chips.append({"text": label, "mark": "live"})
+        elif outcome == DISCARDED:
+            chips.append({"text": f"{label}: discarded", "mark": "discarded"})
+        else:
+            chips.append({"text": f"{label}: {TEAM_NAMES[outcome]} (player_{s.declarer[h]})",
+                          "mark": f"team{outcome}"})
+    center = [row(f"half-suits won: even {s.score[0]}, odd {s.score[1]}", chips=chips,
+                  kind="chips")]
+    info = [f"player_{asker} asked player_{asked} for {card_label(card_, uni)}: "
+            f"{'got it' if success else 'no'}" for asker, asked, card_, success in s.last_asks]
+    lines = render(game, s, player).split("\n")
+    if s.claim_half >= 0:
+        info.append(lines[-2])  # the claim being named
+    return make_board("literature", seats, center, lines[-1], info)
+
+
+# the agents by name: rule agents and the determinized search
+AGENTS = {"cautious": CautiousAgent, "heuristic": HeuristicAgent,
+          "ismcts": LiteratureSearchAgent}
+
+
 SPEC = GameSpec(
     name="literature",
     version=0,
@@ -156,6 +209,7 @@ SPEC = GameSpec(
     move_label=move_text,
     describe_move=outcome_text,
     move_group=move_group,
+    board=board,
 )
 
 env, raw_env, gym_env = SPEC.factories()

@@ -37,6 +37,7 @@ import numpy as np
 
 from card_envs.core.agents import Agent
 from card_envs.core.search import SearchAgent
+from card_envs.literature.agents import Beliefs, HeuristicAgent
 from card_envs.literature.deck import HALF_SUIT_SIZE, NUM_HALF_SUITS
 from card_envs.literature.knowledge import ALL_PENDING
 from card_envs.literature.rules import (
@@ -299,8 +300,6 @@ class LiteratureSearchAgent(SearchAgent):
         self._deals: Deals | None = None
 
     def default_rollout(self) -> Agent:
-        from card_envs.literature.agents import HeuristicAgent  # agents.py imports us
-
         return HeuristicAgent(self.game)
 
     def sample_world(self, view: LiteratureView, rng: np.random.Generator) -> LiteratureState:
@@ -335,8 +334,6 @@ class LiteratureSearchAgent(SearchAgent):
         return None
 
     def candidates(self, view: LiteratureView) -> list[int]:
-        from card_envs.literature.agents import Beliefs
-
         game, legal = self.game, view.legal
         if view.claim_half >= 0:
             card = view.claim_half * HALF_SUIT_SIZE + len(view.claim_names)

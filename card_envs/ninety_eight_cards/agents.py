@@ -1,11 +1,10 @@
-"""Agents for 98 Cards: the greedy rule agent, the expert planner and its sampling search."""
+"""The greedy rule agent for 98 Cards (the expert planner and its search are in ``expert.py``)."""
 
 from __future__ import annotations
 
 import numpy as np
 
 from card_envs.core.agents import BaseAgent
-from card_envs.ninety_eight_cards.expert import ExpertAgent, SearchAgent
 from card_envs.ninety_eight_cards.rules import _PILE_INDEX, END_TURN, JUMPS, CardsView
 
 
@@ -37,5 +36,3 @@ class GreedyAgent(BaseAgent):
         costs = jump_costs(view)[plays]
         return int(plays[int(np.argmin(costs))])
 
-
-AGENTS = {"greedy": GreedyAgent, "expert": ExpertAgent, "ismcts": SearchAgent}

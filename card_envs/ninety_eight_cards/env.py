@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+from card_envs.core.board import backs, card, row, seat
+from card_envs.core.board import board as make_board
 from card_envs.core.spec import GameSpec
-from card_envs.ninety_eight_cards.agents import AGENTS
+from card_envs.ninety_eight_cards.agents import GreedyAgent
 from card_envs.ninety_eight_cards.encoding import ENCODERS
+from card_envs.ninety_eight_cards.expert import ExpertAgent, SearchAgent
 from card_envs.ninety_eight_cards.rules import (
     ASCENDING,
     END_TURN,
@@ -73,8 +76,38 @@ def move_text(
     return f"play {before.hand[slot]} on {p_name(pile)}"
 
 
+def board(game: NinetyEightCards, s: CardsState, player: int | None = None) -> dict:
+    """The table as data (card_envs/core/board.py): the four piles (two up from 1, two down
+    from 100), the hand and the draw pile. Pick a card of the hand, then a pile to play it."""
+    legal = game.legal_mask(s) if not s.done else None
+    hand = [card(str(c), pick=f"slot{k}" if legal is not None else None)
+            for k, c in enumerate(s.hand)]
+    last = s.last_play[0] if s.last_play is not None else None
+    piles = []
+    for p, top in enumerate(s.piles):
+        targets = {f"slot{k}": p * HAND_SIZE + k for k in range(len(s.hand))
+                   if legal is not None and legal[p * HAND_SIZE + k]}
+        arrow = "up from 1" if ASCENDING[p] else "down from 100"
+        mark = "new" if last is not None and top == last else None
+        piles.append(row(f"{p_name(p)} {arrow}", [card(str(int(top)), mark=mark)],
+                         kind="pile", targets=targets))
+    draw = game.draw_pile_size(s)
+    piles.append(row("draw pile", backs(min(draw, 1)), count=draw, kind="pile"))
+    tags = [f"{s.played} of {NUM_CARDS} played"]
+    if game.standard and not s.done:
+        tags.append(f"{s.turn_played} played this turn")
+    lines = render(game, s, player).split("\n")
+    info = [line for line in lines[3:] if line.startswith("last play")]
+    return make_board("ninety_eight", [seat(0, [row("hand", hand)], tags, acting=not s.done)],
+                      piles, lines[-1] if len(lines) > 3 else "", info)
+
+
 def p_name(pile: int) -> str:
     return f"{pile}{'^' if ASCENDING[pile] else 'v'}"
+
+
+# the agents by name: the greedy rule agent, the expert planner and its sampling search
+AGENTS = {"greedy": GreedyAgent, "expert": ExpertAgent, "ismcts": SearchAgent}
 
 
 SPEC = GameSpec(
@@ -91,12 +124,14 @@ SPEC = GameSpec(
     move_label=move_label,
     describe_move=move_text,
     move_group=move_group,
+    board=board,
     variants=(
         {},
         {"reward": "original"},
         {"rules": "original"},
         {"rules": "original", "reward": "original"},
     ),
+    batched="card_envs.ninety_eight_cards.batched",
 )
 
 env, raw_env, gym_env = SPEC.factories()

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from card_envs.core.agents import BaseAgent
-from card_envs.core.cards import NUM_RANKS
+from card_envs.core.cards import NUM_RANKS, shuffled
 from card_envs.palace.rules import (
     BLIND,
     BURN_RUN,
@@ -18,7 +18,6 @@ from card_envs.palace.rules import (
     PalaceState,
     PalaceView,
 )
-from card_envs.palace.search import PalaceSearchAgent, deal_unseen, pile_order
 
 # Ranks in the order lowest_first spends them: non-wild ranks low to high, then the wilds.
 SPEND_ORDER = tuple([r for r in range(NUM_RANKS) if r not in WILDS] + list(WILDS))
@@ -26,7 +25,7 @@ SPEND_ORDER = tuple([r for r in range(NUM_RANKS) if r not in WILDS] + list(WILDS
 # How much a card is worth showing face-up (rank index -> value): 4 < 5 < 6 < 8 < ... < A,
 # then the wilds 7 < 3 < 2 < 10.
 KEEP_VALUE = (11, 10, 0, 1, 2, 9, 3, 4, 12, 5, 6, 7, 8)
-_RANKS = np.arange(NUM_RANKS)
+RANKS = np.arange(NUM_RANKS)
 
 
 def lowest_first_action(legal: np.ndarray, hand: np.ndarray) -> int:
@@ -59,6 +58,42 @@ def _first_choice(legal: np.ndarray) -> int:
 
 
 _FIRST_CHOICE: dict[bytes, int] = {}
+
+
+# --- the cards a seat cannot see, dealt at random (the heuristic's and the search's worlds) --
+def deal_unseen(view: PalaceView, rng: np.random.Generator
+                ) -> tuple[list[list[int]], list[list[int]], list[int]]:
+    """The cards ``view``'s seat cannot see, shuffled into the places it cannot see: every
+    hand (the seat's own as it is, the others' known cards kept), every face-down stack and
+    the draw pile, as rank lists. Reads only the view."""
+    n, me = view.num_players, view.player
+    seen = (view.hand + view.face_up.sum(axis=0) + view.pile + view.out_cards
+            + view.known.sum(axis=0) - view.known[me])
+    pool = shuffled(np.repeat(RANKS, 4 - seen).tolist(), rng)
+    hands, face_down, at = [], [], 0
+    for q in range(n):
+        if q == me:
+            hands.append(np.repeat(RANKS, view.hand).tolist())
+        else:
+            unknown = view.hand_size[q] - int(view.known[q].sum())
+            hands.append(np.repeat(RANKS, view.known[q]).tolist() + pool[at : at + unknown])
+            at += unknown
+        face_down.append(pool[at : at + view.face_down_size[q]])
+        at += view.face_down_size[q]
+    return hands, face_down, pool[at:]
+
+
+def pile_order(view: PalaceView) -> list[int]:
+    """A pile, bottom to top, with the view's counts, top and run (all the rules read)."""
+    if view.top < 0:
+        return []
+    top, run = view.top, view.run
+    rest = view.pile.astype(np.int64)
+    rest[top] -= run
+    others = np.repeat(RANKS, np.where(RANKS == top, 0, rest)).tolist()
+    # Earlier cards of the top rank sit below a card of another rank, as they must have.
+    return [top] * int(rest[top]) + others + [top] * run
+
 
 
 class LowestFirstAgent(BaseAgent):
@@ -159,11 +194,11 @@ class HeuristicAgent(BaseAgent):
         n, me = view.num_players, view.player
         hands, face_down, draw = deal_unseen(view, rng)
         game: Palace = self.game
-        return game.deal(hands, [np.repeat(_RANKS, view.face_up[q]).tolist() for q in range(n)],
+        return game.deal(hands, [np.repeat(RANKS, view.face_up[q]).tolist() for q in range(n)],
                          face_down, draw=draw, pile=pile_order(view),
-                         out=np.repeat(_RANKS, view.out_cards).tolist(), player=me,
+                         out=np.repeat(RANKS, view.out_cards).tolist(), player=me,
                          swapping=False, observed=False,
-                         known=[np.repeat(_RANKS, view.known[q]).tolist() for q in range(n)])
+                         known=[np.repeat(RANKS, view.known[q]).tolist() for q in range(n)])
 
     def _swap(self, view: PalaceView) -> int:
         """Swap the most valuable hand card for the least valuable face-up card, or stop."""
@@ -176,6 +211,3 @@ class HeuristicAgent(BaseAgent):
             return SWAP_BASE + NUM_RANKS * best + worst
         return SWAP_DONE
 
-
-AGENTS = {"lowest_first": LowestFirstAgent, "heuristic": HeuristicAgent,
-          "ismcts": PalaceSearchAgent}

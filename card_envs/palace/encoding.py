@@ -97,12 +97,10 @@ class DefaultEncoder(Encoder):
         where = [self._where(game, p) for p in range(n)]
         self._tables = [self._table(game, p, [w[1] for w in where[p]]) for p in range(n)]
         rows = ix.history_rows
-        # the facts' positions per (observer, head); the observer's hand from the state's
-        # facts (encode_state) or right after the public facts (encode: a view's own hand)
+        # the facts' positions per (observer, head), in the public facts followed by the
+        # observer's own hand
         self._gather = [[self._positions(where[p], head, ix.hand(p)) for head in range(rows)]
                         for p in range(n)]
-        self._gather_view = [[self._positions(where[p], head, ix.public) for head in range(rows)]
-                             for p in range(n)]
         self._base = np.arange(self.size, dtype=np.intp) * _VALUES
 
     def _where(self, game: Palace, p: int) -> list[tuple]:
@@ -164,14 +162,16 @@ class DefaultEncoder(Encoder):
         return np.array(out, dtype=np.intp)
 
     def encode(self, v: PalaceView) -> np.ndarray:
-        facts = np.concatenate((v.public, v.hand))
-        p = v.player
-        return self._tables[p].take(self._base + facts.take(self._gather_view[p][v.head]))
+        return self._encode(v.public, v.hand, v.player, v.head)
 
     def encode_state(self, s, seat: int) -> np.ndarray:
         # what encode() reads from the view, read from the state: its public facts and this
-        # seat's own hand (both in s.facts)
-        return self._tables[seat].take(self._base + s.facts.take(self._gather[seat][s.head]))
+        # seat's own hand
+        return self._encode(s.facts, s.hand[seat], seat, s.head)
+
+    def _encode(self, public: np.ndarray, hand: np.ndarray, p: int, head: int) -> np.ndarray:
+        facts = np.concatenate((public, hand))
+        return self._tables[p].take(self._base + facts.take(self._gather[p][head]))
 
 
 class OriginalEncoder(Encoder):

@@ -2,11 +2,23 @@
 
 from __future__ import annotations
 
+from card_envs.core.board import backs, card, clickable, row, seat
+from card_envs.core.board import board as make_board
 from card_envs.core.cards import NUM_RANKS, RANK_NAMES
 from card_envs.core.spec import GameSpec
-from card_envs.palace.agents import AGENTS
+from card_envs.palace.agents import HeuristicAgent, LowestFirstAgent
 from card_envs.palace.encoding import ENCODERS
-from card_envs.palace.rules import BLIND_FAIL, PICKED_UP, Palace, PalaceState, Play
+from card_envs.palace.rules import (
+    BLIND,
+    BLIND_FAIL,
+    FACE_UP_BASE,
+    PICK_UP,
+    PICKED_UP,
+    Palace,
+    PalaceState,
+    Play,
+)
+from card_envs.palace.search import PalaceSearchAgent
 
 
 def cards_text(counts) -> str:
@@ -69,6 +81,72 @@ def _ordinal(k: int) -> str:
     return {1: "1st", 2: "2nd", 3: "3rd"}.get(k, f"{k}th")
 
 
+def _rank_cards(counts, act=None, mark: str | None = None) -> list:
+    """Cards by rank counts, low to high (Palace has no suits); ``act(rank)`` the action of
+    clicking one (or None)."""
+    return [card(RANK_NAMES[r], None, act(r) if act else None, mark)
+            for r in range(NUM_RANKS) for _ in range(int(counts[r]))]
+
+
+def board(game: Palace, s: PalaceState, player: int | None = None) -> dict:
+    """The table as data (card_envs/core/board.py): each seat's face-down cards with its
+    face-up cards on them and its hand, the draw pile, the pile and the cards out of play;
+    only what ``player`` sees (every card when None). A card click plays one card of its
+    rank, a face-down card is played blind, the pile is picked up."""
+    legal = game.legal_mask(s) if player is not None and s.player == player and not s.done \
+        else None
+    seats = []
+    for q in range(game.num_players):
+        mine = player is None or player == q
+        if player is None:
+            down = _rank_cards(_counts(s.face_down[q]), mark="down")
+        else:
+            down = backs(s.face_down_size[q], clickable(legal, BLIND) if q == player else None)
+        up = _rank_cards(s.face_up[q], (lambda r: clickable(legal, FACE_UP_BASE + r))
+                         if q == player else None)
+        if mine:
+            hand = _rank_cards(s.hand[q], (lambda r: clickable(legal, r)) if q == player
+                               else None)
+        else:
+            known = s.known[q]
+            hand = _rank_cards(known, mark="known") + backs(s.hand_size[q] - int(known.sum()))
+        tags = [f"{s.hand_size[q]} in hand"]
+        if s.is_out[q]:
+            tags.append(f"out ({_ordinal(s.finished.index(q) + 1)})")
+        if s.terminal and s.loser == q:
+            tags.append("loses")
+        rows = [row("face-down", down, kind="down"), row("face-up", up, kind="up"),
+                row("hand", hand)]
+        seats.append(seat(q, rows, tags, acting=s.player == q and not s.done, out=s.is_out[q]))
+    top = []
+    if s.top >= 0:
+        top = [card(RANK_NAMES[s.top]) for _ in range(min(s.run, 3))]
+    note = "empty" if s.top < 0 else f"top {RANK_NAMES[s.top]}" + (f" x{s.run}" if s.run > 1
+                                                                    else "")
+    center = [
+        row("draw pile", backs(min(len(s.draw), 1)), count=len(s.draw), kind="pile"),
+        row("pile", top, count=s.pile_size, note=note, kind="pile",
+            act=clickable(legal, PICK_UP)),
+        row("out of play", backs(min(int(s.out_cards.sum()), 1)), count=int(s.out_cards.sum()),
+            kind="pile"),
+    ]
+    info = [play_text(play) for play in s.history[-3:]]
+    return make_board("palace", seats, center, render(game, s, player).rsplit("\n", 1)[-1],
+                      info)
+
+
+def _counts(ranks) -> list[int]:
+    counts = [0] * NUM_RANKS
+    for r in ranks:
+        counts[r] += 1
+    return counts
+
+
+# the agents by name: rule agents and the determinized search
+AGENTS = {"lowest_first": LowestFirstAgent, "heuristic": HeuristicAgent,
+          "ismcts": PalaceSearchAgent}
+
+
 SPEC = GameSpec(
     name="palace",
     version=0,
@@ -82,6 +160,7 @@ SPEC = GameSpec(
     num_players=(2, 3, 4, 5),
     variants=({}, {"num_players": 2}, {"num_players": 4, "reward": "original"},
               {"num_players": 5}, {"swap_phase": True}),
+    board=board,
 )
 
 env, raw_env, gym_env = SPEC.factories()

@@ -141,8 +141,10 @@ class FactIndex:
     rank (13), pile size, top rank + 1 (0: empty pile), run, cards out of the game per rank
     (13), cards in the draw pile, 1 in the swap phase. Then a ring of ``n + 1`` history rows
     (``head`` is the newest), 6 numbers each: seat + 1 (0: no play yet), kind + 1, rank + 1
-    (0: none), cards placed, cards taken into the hand, 1 if it burned. All of that is public
-    (``facts[:public]``); then each seat's hand per rank (13 each), private.
+    (0: none), cards placed, cards taken into the hand, 1 if it burned. All of that is public;
+    each seat's hand per rank (private) is an array of its own, outside the facts, so that no
+    view can reach another seat's hand through its arrays. ``hand(q)`` is where seat q's hand
+    follows the facts when an encoder reads the facts and that hand as one vector.
     """
 
     def __init__(self, n: int):
@@ -159,14 +161,14 @@ class FactIndex:
         self.history_rows = n + 1
         self.row_width = 6
         self.public = self.history + self.history_rows * self.row_width
-        self.hands = self.public
-        self.size = self.hands + n * NUM_RANKS
+        self.size = self.public
 
     def seat(self, q: int) -> int:
         return q * SEAT_WIDTH
 
     def hand(self, q: int) -> int:
-        return self.hands + q * NUM_RANKS
+        """Where seat q's hand starts in the facts followed by that one hand."""
+        return self.public
 
 
 @functools.cache
@@ -186,21 +188,21 @@ class PalaceState(AliasedState, State):
     rank, with pile_size, top (-1 when empty) and run (cards of the top rank in a row
     on top); out_cards: int8 per rank of cards out of the game; is_out, finished
     (seats in the order they went out), loser (-1 until the end); history: the last
-    plays (``Play``), newest last; swapping: the swap phase is on; facts/head: every count
-    as one int8 vector and its newest history row (see ``FactIndex``): hand, face_up, known,
-    pile and out_cards are views into it; observed: the numbers kept outside it are copied
-    into it too (False in the states a search imagines: faster, but not to be observed);
-    aliases: see AliasedState.
+    plays (``Play``), newest last; swapping: the swap phase is on; facts/head: every public
+    count as one int8 vector and its newest history row (see ``FactIndex``): face_up, known,
+    pile and out_cards are views into it (each hand is an array of its own); observed: the
+    numbers kept outside it are copied into it too (False in the states a search imagines:
+    faster, but not to be observed); aliases: see AliasedState.
     """
 
     __slots__ = ("hand", "hand_size", "face_up", "face_up_size", "face_down", "face_down_size",
                  "known", "draw", "pile", "pile_size", "top", "run", "out_cards", "is_out",
                  "finished", "loser", "history", "swapping", "facts", "head", "observed",
                  "aliases")
-    _derived = ("hand", "face_up", "known", "pile", "out_cards", "aliases")
+    _derived = ("face_up", "known", "pile", "out_cards", "aliases")
 
     def _relink(self) -> None:
-        """Make the count arrays views into ``facts`` again (see FactIndex)."""
+        """Make the public count arrays views into ``facts`` again (see FactIndex)."""
         facts, n = self.facts, len(self.hand_size)
         ix = fact_index(n)
         seats = facts[: n * SEAT_WIDTH].reshape(n, SEAT_WIDTH)
@@ -208,9 +210,6 @@ class PalaceState(AliasedState, State):
         self.known = seats[:, KNOWN_AT : KNOWN_AT + NUM_RANKS]
         self.pile = facts[ix.pile : ix.pile + NUM_RANKS]
         self.out_cards = facts[ix.out_cards : ix.out_cards + NUM_RANKS]
-        hands = ix.hands
-        self.hand = [facts[at : at + NUM_RANKS]
-                     for at in range(hands, hands + n * NUM_RANKS, NUM_RANKS)]
         self.aliases = None
 
     def copy(self) -> PalaceState:
@@ -230,8 +229,9 @@ class PalaceState(AliasedState, State):
         new.history = self.history[:]
         new.swapping = self.swapping
         new.facts = self.facts.copy()
+        new.hand = [h.copy() for h in self.hand]
         new.head, new.observed = self.head, self.observed
-        new._relink()  # the count arrays, views into the new facts
+        new._relink()  # the public count arrays, views into the new facts
         return new
 
 
@@ -330,6 +330,7 @@ class Palace(Game):
         s = PalaceState(player)
         s.hand_size = [len(h) for h in hands]
         s.facts = np.zeros(self.index.size, INT8)
+        s.hand = [np.zeros(NUM_RANKS, INT8) for _ in range(n)]
         s._relink()
         for q in range(n):
             s.hand[q][:] = _counts(hands[q])
@@ -807,7 +808,7 @@ class Palace(Game):
             at += size
         for q, u in zip(others, unknown, strict=True):
             size = int(u.sum())
-            new.hand[q][:] = s.known[q] + _counts(pool[at : at + size])  # in the facts
+            new.hand[q][:] = s.known[q] + _counts(pool[at : at + size])
             at += size
         return new
 

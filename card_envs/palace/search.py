@@ -21,45 +21,15 @@ from collections.abc import Hashable
 import numpy as np
 
 from card_envs.core.agents import Agent
-from card_envs.core.cards import NUM_RANKS, shuffled
 from card_envs.core.search import SearchAgent
+from card_envs.palace.agents import (
+    RANKS,
+    HeuristicAgent,
+    LowestFirstAgent,
+    deal_unseen,
+    pile_order,
+)
 from card_envs.palace.rules import Palace, PalaceState, PalaceView
-
-_RANKS = np.arange(NUM_RANKS)
-
-
-def deal_unseen(view: PalaceView, rng: np.random.Generator
-                ) -> tuple[list[list[int]], list[list[int]], list[int]]:
-    """The cards ``view``'s seat cannot see, shuffled into the places it cannot see: every
-    hand (the seat's own as it is, the others' known cards kept), every face-down stack and
-    the draw pile, as rank lists. Reads only the view."""
-    n, me = view.num_players, view.player
-    seen = (view.hand + view.face_up.sum(axis=0) + view.pile + view.out_cards
-            + view.known.sum(axis=0) - view.known[me])
-    pool = shuffled(np.repeat(_RANKS, 4 - seen).tolist(), rng)
-    hands, face_down, at = [], [], 0
-    for q in range(n):
-        if q == me:
-            hands.append(np.repeat(_RANKS, view.hand).tolist())
-        else:
-            unknown = view.hand_size[q] - int(view.known[q].sum())
-            hands.append(np.repeat(_RANKS, view.known[q]).tolist() + pool[at : at + unknown])
-            at += unknown
-        face_down.append(pool[at : at + view.face_down_size[q]])
-        at += view.face_down_size[q]
-    return hands, face_down, pool[at:]
-
-
-def pile_order(view: PalaceView) -> list[int]:
-    """A pile, bottom to top, with the view's counts, top and run (all the rules read)."""
-    if view.top < 0:
-        return []
-    top, run = view.top, view.run
-    rest = view.pile.astype(np.int64)
-    rest[top] -= run
-    others = np.repeat(_RANKS, np.where(_RANKS == top, 0, rest)).tolist()
-    # Earlier cards of the top rank sit below a card of another rank, as they must have.
-    return [top] * int(rest[top]) + others + [top] * run
 
 
 def sample_world(game: Palace, view: PalaceView, rng: np.random.Generator,
@@ -74,11 +44,11 @@ def sample_world(game: Palace, view: PalaceView, rng: np.random.Generator,
     hands, face_down, draw = deal_unseen(view, rng)
     if len(draw) != view.draw_size:
         raise AssertionError("the unseen cards do not fill the places the view leaves open")
-    s = game.deal(hands, [np.repeat(_RANKS, view.face_up[q]).tolist() for q in range(n)],
+    s = game.deal(hands, [np.repeat(RANKS, view.face_up[q]).tolist() for q in range(n)],
                   face_down, draw=draw, pile=pile_order(view),
-                  out=np.repeat(_RANKS, view.out_cards).tolist(), player=me,
+                  out=np.repeat(RANKS, view.out_cards).tolist(), player=me,
                   swapping=view.swapping, observed=False,
-                  known=[np.repeat(_RANKS, view.known[q]).tolist() for q in range(n)])
+                  known=[np.repeat(RANKS, view.known[q]).tolist() for q in range(n)])
     s.finished = list(view.finished)
     s.history = list(view.history)
     s.head = view.head
@@ -106,8 +76,6 @@ class PalaceSearchAgent(SearchAgent):
 
     def __init__(self, game: Palace, budget: int | None = None, rollout: Agent | None = None,
                  opponents: Agent | None = None, guide: Agent | None = None):
-        from card_envs.palace.agents import HeuristicAgent  # agents.py imports this module
-
         self._rule = HeuristicAgent(game)
         self._rule.samples = 0  # its rule play without its own search: the base of ours
         super().__init__(game, budget, rollout, opponents, guide)
@@ -118,8 +86,6 @@ class PalaceSearchAgent(SearchAgent):
         return super().act(view, rng)
 
     def default_rollout(self) -> Agent:
-        from card_envs.palace.agents import LowestFirstAgent
-
         if self.rule_rollouts:
             return self._rule
         return LowestFirstAgent(self.game)

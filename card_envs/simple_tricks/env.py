@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+from card_envs.core.board import backs, card, clickable, row, seat
+from card_envs.core.board import board as make_board
 from card_envs.core.cards import unicode_ok
 from card_envs.core.spec import GameSpec
-from card_envs.simple_tricks.agents import AGENTS
+from card_envs.simple_tricks.agents import FirstPlayAgent, HeuristicAgent
 from card_envs.simple_tricks.encoding import ENCODERS
 from card_envs.simple_tricks.rules import SimpleTricks, TricksState, card_label
+from card_envs.simple_tricks.solver import PimcAgent, SolverAgent
 
 
 def render(game: SimpleTricks, s: TricksState, player: int | None = None) -> str:
@@ -60,6 +63,50 @@ def move_text(
     return move_label(game, before, seat, action)
 
 
+def _card(game: SimpleTricks, c: int, act: int | None = None, mark: str | None = None) -> dict:
+    """A card drawn: its value, colour 0 as ♠ and colour 1 as ♥ (as the text shows them)."""
+    return card(str(game.value(c)), game.colour(c), act, mark)
+
+
+def board(game: SimpleTricks, s: TricksState, player: int | None = None) -> dict:
+    """The table as data (card_envs/core/board.py): the two hands (the other face down unless
+    ``player`` is None), the trick on the table and the last one; clicking a card plays it."""
+    legal = game.legal_mask(s) if player is not None and s.player == player and not s.done \
+        else None
+    seats = []
+    for p in range(2):
+        if player is None or player == p:
+            hand = [_card(game, c, clickable(legal, c) if p == player else None)
+                    for c in sorted(s.hands[p])]
+        else:
+            hand = backs(len(s.hands[p]))
+        tags = [f"{s.tricks[p]} trick{'s' if s.tricks[p] != 1 else ''}"]
+        if s.lead < 0 and s.leader == p and not s.done:
+            tags.append("leads")
+        seats.append(seat(p, [row("hand", hand)], tags, acting=s.player == p and not s.done))
+    center = []
+    if s.lead >= 0:
+        center.append(row(f"player_{s.leader} led", [_card(game, s.lead, mark="new")],
+                          kind="pile"))
+    if s.last_trick is not None:
+        leader, led, followed, winner = s.last_trick
+        center.append(row("last trick", [_card(game, led), _card(game, followed)],
+                          note=f"player_{winner} won it", kind="pile"))
+    done = s.tricks[0] + s.tricks[1]
+    info = [f"{done} of {game.num_values} tricks played"]
+    return make_board("tricks", seats, center, render(game, s, player).rsplit("\n", 1)[-1],
+                      info)
+
+
+# the agents by name: rule agents, the exact solver and its PIMC form
+AGENTS = {
+    "first_play": FirstPlayAgent,
+    "heuristic": HeuristicAgent,
+    "solver": SolverAgent,
+    "ismcts": PimcAgent,
+}
+
+
 SPEC = GameSpec(
     name="simple_tricks",
     version=0,
@@ -75,6 +122,8 @@ SPEC = GameSpec(
     move_label=move_label,
     describe_move=move_text,
     batched="card_envs.simple_tricks.batched",
+
+    board=board,
 )
 
 env, raw_env, gym_env = SPEC.factories()

@@ -28,16 +28,13 @@ from __future__ import annotations
 import math
 from collections.abc import Iterable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
 
 import numpy as np
 
-from card_envs.core.agents import Agent
+from card_envs.core.agents import Agent, BaseAgent
 from card_envs.core.evaluation import Z95
 from card_envs.core.game import check_int
-
-if TYPE_CHECKING:
-    from card_envs.simple_tricks.rules import SimpleTricks
+from card_envs.simple_tricks.rules import HAND, OPPONENT_HAND, SimpleTricks, TricksView
 
 
 class TrickSolver:
@@ -299,8 +296,6 @@ def regret(
     seat minus the tricks it took (the opponent's moves never change the value), so a
     perfect agent scores 0 and every trick of regret is a trick given away.
     """
-    from card_envs.simple_tricks.agents import SolverAgent, view_position
-
     solver = TrickSolver(game.num_values)
     opponent = SolverAgent(game)
     per_game: list[int] = []
@@ -345,8 +340,6 @@ def time_solves(num_values: int = 10, deals: int = 200, seed: int = 0) -> tuple[
     """(mean, max) seconds to value every first lead of ``deals`` deals with a fresh solver."""
     import time
 
-    from card_envs.simple_tricks.rules import SimpleTricks
-
     game = SimpleTricks(num_values)
     times = []
     for g in range(deals):
@@ -355,6 +348,77 @@ def time_solves(num_values: int = 10, deals: int = 200, seed: int = 0) -> tuple[
         TrickSolver(num_values).move_values(s.hands[0], s.hands[1])
         times.append(time.perf_counter() - start)
     return float(np.mean(times)), float(np.max(times))
+
+
+# --- agents of the solver ---------------------------------------------------------------
+def view_position(view: TricksView) -> tuple[list[int], list[int], int]:
+    """(my hand, the opponent's hand, the card led or -1) as the seat knows them.
+
+    Both hands come from the view's card planes: the opponent's cards are known by
+    elimination (every card is dealt); their order is not, and the rules never need it.
+    """
+    mine = np.flatnonzero(view.plane(HAND)).tolist()
+    theirs = np.flatnonzero(view.plane(OPPONENT_HAND)).tolist()
+    return mine, theirs, int(view.lead)
+
+
+class SolverAgent(BaseAgent):
+    """Perfect play: a card of the highest solved value (the lowest such card on ties).
+
+    Values are tricks taken from here on with both sides playing perfectly (see
+    ``card_envs.simple_tricks.solver``); the agent reads only its view.
+    """
+
+    name = "solver"
+
+    def __init__(self, game: SimpleTricks | None = None):
+        super().__init__(game)
+        self._solver: TrickSolver | None = None
+
+    def solver(self, num_values: int) -> TrickSolver:
+        """The agent's solver for ``num_values`` (kept between moves and games)."""
+        if self._solver is None or self._solver.num_values != num_values:
+            self._solver = TrickSolver(num_values)
+        return self._solver
+
+    def act(self, view: TricksView, rng: np.random.Generator) -> int:
+        return self.solver(view.num_values).best_moves(*view_position(view))[0]
+
+
+class PimcAgent(SolverAgent):
+    """Perfect-information Monte Carlo with the solver as leaf evaluator (name ``ismcts``).
+
+    It samples ``budget`` worlds consistent with its view (here: a random order of the
+    opponent's known cards, the only thing the seat cannot see), solves each with all cards
+    open, and plays the card with the highest total value (the lowest such card on ties).
+    The hidden order never changes what the rules allow, so every world has the same
+    values and this agent plays exactly as ``solver``; it is here because every game has an
+    ``ismcts`` search agent, and it shows the determinization step on the simplest game.
+    Budget: worlds per move (default 8).
+    """
+
+    name = "ismcts"
+    takes_budget = True
+    ladder_budgets = (1, 8)
+
+    def __init__(self, game: SimpleTricks | None = None, budget: int = 8):
+        super().__init__(game)
+        self.budget = check_int("budget", budget, 1)
+
+    def act(self, view: TricksView, rng: np.random.Generator) -> int:
+        mine, theirs, lead = view_position(view)
+        solver = self.solver(view.num_values)
+        totals: dict[int, int] = {}
+        for _ in range(self.budget):
+            world = [theirs[i] for i in rng.permutation(len(theirs))]  # one dealt order
+            for card, value in solver.move_values(mine, world, lead).items():
+                totals[card] = totals.get(card, 0) + value
+        top = max(totals.values())
+        return min(card for card, total in totals.items() if total == top)
+
+    def __repr__(self) -> str:
+        return f"PimcAgent(budget={self.budget})"
+
 
 
 if __name__ == "__main__":  # python -m card_envs.simple_tricks.solver [N] [DEALS]

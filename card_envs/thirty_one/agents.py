@@ -25,7 +25,6 @@ from card_envs.thirty_one.rules import (
     ThirtyOneView,
     hand_score,
 )
-from card_envs.thirty_one.search import ThirtyOneSearchAgent
 
 
 def best_placement(hand, card: int, three_of_a_kind: bool) -> tuple[int, float]:
@@ -143,6 +142,3 @@ class ExpectedValueAgent(BaseAgent):
         best = max(options, key=lambda k: self._key(hand, k, view.drawn, toak))
         return THROW if best < 0 else PLACE + best
 
-
-AGENTS = {"greedy": GreedyAgent, "expected_value": ExpectedValueAgent,
-          "ismcts": ThirtyOneSearchAgent}

@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
-from card_envs.core.cards import unicode_ok
+from card_envs.core.board import backs, card, clickable, row, seat
+from card_envs.core.board import board as make_board
+from card_envs.core.cards import RANK_NAMES, rank_of, suit_of, unicode_ok
 from card_envs.core.spec import GameSpec
-from card_envs.thirty_one.agents import AGENTS
+from card_envs.thirty_one.agents import ExpectedValueAgent, GreedyAgent
 from card_envs.thirty_one.encoding import ENCODERS
 from card_envs.thirty_one.rules import ThirtyOne, ThirtyOneState, describe
+from card_envs.thirty_one.search import ThirtyOneSearchAgent
 
 
 def _hand_text(game: ThirtyOne, s: ThirtyOneState, seat: int, player: int | None, uni: bool) -> str:
@@ -116,6 +119,56 @@ def move_text(
     return game.action_name(action)
 
 
+def _card(c: int, act: int | None = None, mark: str | None = None) -> dict:
+    return card(RANK_NAMES[rank_of(c)], suit_of(c), act, mark)
+
+
+def board(game: ThirtyOne, s: ThirtyOneState, player: int | None = None) -> dict:
+    """The table as data (card_envs/core/board.py): every seat's three cards (another seat's
+    face down but for those it took from the discard pile, unless ``player`` is None), lives,
+    the deck and the discard pile, the card being placed, the last showdown. Clicking the deck
+    draws, the discard pile takes its top, a hand card is swapped for the drawn card."""
+    to_act = player is not None and s.player == player and not s.done
+    legal = game.legal_mask(s) if to_act else None
+    seats = []
+    for q in range(game.num_players):
+        if s.lives[q] <= 0:
+            seats.append(seat(q, [], ["out"], out=True))
+            continue
+        hand = s.hands[q]
+        if player is None or player == q:
+            cards = [_card(c, clickable(legal, 3 + k) if q == player else None)
+                     for k, c in enumerate(hand)]
+        else:
+            cards = [_card(c, mark="known") if c >= 0 else {"back": True} for c in s.shown[q]]
+        rows = [row("hand", cards)]
+        if s.phase and s.player == q and not s.done:
+            seen = player is None or player == q or s.from_discard
+            drawn = [_card(s.drawn, clickable(legal, 6), "new")] if seen else backs(1)
+            rows.append(row("taken" if s.from_discard else "drawn", drawn))
+        lives = s.lives[q]
+        tags = [f"{lives} li{'fe' if lives == 1 else 'ves'}"]
+        if player is None or player == q:
+            tags.append(f"score {game.score(hand):g}")
+        if not s.done:
+            tags += (["opened"] if q == s.opener else []) + (["knocked"] if q == s.knocker else [])
+        seats.append(seat(q, rows, tags, acting=s.player == q and not s.done))
+    top = [_card(s.discard[-1])] if s.discard else []
+    center = [
+        row("deck", backs(min(len(s.deck), 1)), count=len(s.deck), kind="pile",
+            act=clickable(legal, 0)),
+        row("discard pile", top, count=len(s.discard), kind="pile", act=clickable(legal, 1)),
+    ]
+    info = [_showdown_text(s, unicode_ok())] if s.showdown is not None else []
+    text = render(game, s, player).split("\n")
+    return make_board("thirty_one", seats, center, text[-1], [text[0], *info])
+
+
+# the agents by name: rule agents and the determinized search
+AGENTS = {"greedy": GreedyAgent, "expected_value": ExpectedValueAgent,
+          "ismcts": ThirtyOneSearchAgent}
+
+
 SPEC = GameSpec(
     name="thirty_one",
     version=0,
@@ -137,6 +190,9 @@ SPEC = GameSpec(
     gym_defaults={"num_players": 2},
     move_label=move_label,
     describe_move=move_text,
+    batched="card_envs.thirty_one.batched",
+
+    board=board,
 )
 
 env, raw_env, gym_env = SPEC.factories()

@@ -22,6 +22,7 @@ import numpy as np
 from card_envs.core.agents import Agent
 from card_envs.core.cards import DECK_SIZE, shuffled
 from card_envs.core.search import SearchAgent
+from card_envs.thirty_one.agents import ExpectedValueAgent
 from card_envs.thirty_one.rules import (
     HAND_SIZE,
     NO_CARD,
@@ -151,9 +152,7 @@ def _plays_out(game: ThirtyOne, hand: list[int], free: list[int], left: list[int
 
 def ev_knock_level(turns: int) -> float:
     """The score at which ``expected_value`` knocks after ``turns`` turns of the round."""
-    from card_envs.thirty_one.agents import ExpectedValueAgent as EV
-
-    return min(THIRTY_ONE, EV.knock_at + turns // EV.knock_every)
+    return min(THIRTY_ONE, ExpectedValueAgent.knock_at + turns // ExpectedValueAgent.knock_every)
 
 
 @lru_cache(maxsize=100_000)
@@ -197,8 +196,6 @@ class ThirtyOneSearchAgent(SearchAgent):
     built_hands = True  # sample other hands as built by play (False: uniformly)
 
     def default_rollout(self) -> Agent:
-        from card_envs.thirty_one.agents import ExpectedValueAgent  # agents.py imports us
-
         return ExpectedValueAgent(self.game)
 
     def sample_world(self, view: ThirtyOneView, rng: np.random.Generator) -> ThirtyOneState:

@@ -107,6 +107,8 @@ class CardVectorEnv(VectorEnv):
         self.state = None
         self.turns = Turns(self.num_envs, size)
         self._everything = np.arange(self.num_envs)
+        self._live = np.ones(self.num_envs, bool)  # after same-step autoreset: every game
+        self._encoding = engine.encoding_index(obs_encoding)
 
     def _known(self, entry: Any) -> Any:
         """``entry`` if it is a Player or a batched agent's name; ValueError otherwise."""
@@ -137,7 +139,7 @@ class CardVectorEnv(VectorEnv):
         state = self.state
         if state is None:
             raise RuntimeError("call reset() before step()")
-        actions = self.engine.check_actions(state, actions, np.ones(self.num_envs, bool))
+        actions = self.engine.check_actions(state, actions, self._live)
         self._turn(LEARNER_MOVE, self._everything, actions)
         turns = self.turns
         truncated = turns.ended & turns.final_truncated
@@ -145,7 +147,9 @@ class CardVectorEnv(VectorEnv):
         infos: dict[str, Any] = {}
         if turns.ended.any():
             done = turns.ended.copy()
-            infos["final_obs"] = np.where(done[:, None], turns.final_obs, 0.0).astype(np.float32)
+            final_obs = turns.final_obs.copy()
+            final_obs[~done] = 0.0
+            infos["final_obs"] = final_obs
             infos["_final_obs"] = done
             infos["final_info"] = {
                 "payoff": np.where(done, turns.final_payoff, 0.0), "_payoff": done,
@@ -180,14 +184,16 @@ class CardVectorEnv(VectorEnv):
                 obs = engine.observe(state, player.encoding, rows=mine)
                 moves[mine] = player.policy(obs, state.mask[mine], mine, state)
             engine.check_actions(state, moves, turns.waiting)
-            self._play(EXTERNAL_MOVE, waiting, moves)
+            self._play(EXTERNAL_MOVE, waiting, moves[waiting])
 
     def _play(self, kind: int, rows: np.ndarray, actions: np.ndarray) -> None:
+        """``play_turns`` in games ``rows``; ``actions[r]`` is the move in game rows[r]."""
         play_turns(self.engine, self.state, self.turns, kind, rows, actions, self.opponents,
                    self.learner_seat, self.obs_encoding)
 
     def _observe(self) -> np.ndarray:
-        return self.engine.observe(self.state, self.obs_encoding, self.turns.seat)
+        return self.engine.observe_checked(self.state, self._encoding, self._everything,
+                                           self.turns.seat)
 
     def _infos(self) -> dict[str, Any]:
         return {"seat": self.turns.seat.copy()}

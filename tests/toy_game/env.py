@@ -38,6 +38,7 @@ SPEC = GameSpec(
     strongest_agent="cheapest_win",
     num_players=(2,),
     variants=({}, {"hand_size": 1}, {"hand_size": 4, "num_cards": 12}),
+    batched="tests.toy_game.batched",
 )
 
 env, raw_env, gym_env = SPEC.factories()
