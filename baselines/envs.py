@@ -107,7 +107,12 @@ class ConcatVecEnv(VecEnv):
         return [masks[i] for i in rows]
 
     def get_attr(self, attr_name: str, indices=None):
-        raise AttributeError(f"the batched env has no per-game attribute {attr_name!r}")
+        """``action_masks`` (what sb3-contrib looks for), once per game asked for."""
+        if attr_name != "action_masks":
+            raise AttributeError(f"the batched env has no per-game attribute {attr_name!r}")
+        count = self.num_envs if indices is None else len(
+            [indices] if isinstance(indices, int) else indices)
+        return [self.action_masks] * count
 
     def set_attr(self, attr_name: str, value: Any, indices=None) -> None:
         raise AttributeError(f"cannot set {attr_name!r}: the games of a batch share one env")

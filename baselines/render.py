@@ -308,7 +308,8 @@ def render_text(results: dict, img_dir: str | None) -> tuple[str, dict[str, list
         "decided* is wins / (wins + losses); the score is the game's own count, named per "
         "setting. Policies, self-play, imitation and the choice of checkpoints: "
         "[policies.md](policies.md). Hyperparameters and budgets: `baselines/configs/`; "
-        "settings and targets: `baselines/configs/games.yaml`.",
+        "settings and targets: `baselines/configs/games.yaml`; how each setting was tuned: "
+        "[baselines_notes.md](baselines_notes.md).",
         "",
     ]
     pages: dict[str, list[str]] = {}

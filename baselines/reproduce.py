@@ -16,7 +16,11 @@ learning curves under docs/img/ and each game page's copy of its results from it
 some ``--settings`` updates their sections and keeps the others. ``quick`` trains one seed
 each and prints, per game, a short table beside the full-budget figures (nothing in docs/
 changes). ``--ship`` copies each setting's best run (by its selection figure, not by the
-final evaluation) to baselines/models/<setting>.zip, where the agent name ``best`` finds it.
+final evaluation) to card_envs/rl/models/<setting>.zip, where the agent name ``best`` finds it.
+``--render`` renders the docs again from docs/baselines.json without training.
+
+Its parts: baselines/jobs.py runs the training jobs, baselines/final.py evaluates the finished
+runs and keeps the records, baselines/render.py writes the docs, baselines/ship.py ships.
 """
 
 from __future__ import annotations
@@ -75,7 +79,11 @@ def main(argv: list[str] | None = None) -> int:
                    help="every run's training steps instead of the budget's (a smoke test)")
     p.add_argument("--runs", help="runs folder (default runs/reproduce-<budget>)")
     p.add_argument("--out", help="markdown output (default: docs/baselines.md for full)")
-    p.add_argument("--ship", action="store_true", help="copy the best models to baselines/models")
+    p.add_argument("--ship", action="store_true",
+                   help="copy the best models to the package's models (card_envs/rl/models)")
+    p.add_argument("--render", action="store_true",
+                   help="no training: render docs/baselines.md and the game pages again from "
+                        "docs/baselines.json and docs/baselines_notes.md (plots kept)")
     p.add_argument(
         "--collect",
         action="store_true",
@@ -97,6 +105,11 @@ def main(argv: list[str] | None = None) -> int:
             return 2
     if args.search_only:
         return update_search(chosen)
+    if args.render:
+        out = ROOT / "docs" / "baselines.md"
+        render(load_results(RESULTS), out.parent / "img", out, plot=False, root=ROOT)
+        print(f"wrote {out}")
+        return 0
     runs_root = args.runs or f"runs/reproduce-{args.budget}"
     started = time.time()
     if args.collect:

@@ -134,6 +134,22 @@ def test_scalar_and_batched_paths_train_the_same_configuration(tmp_path):
     assert type(b.base.envs[0].unwrapped.opponents[0]).__name__ == "HeuristicAgent"
 
 
+@pytest.mark.parametrize("algo", ["maskable_ppo", "dqn"])
+def test_two_training_opponents_are_two_batched_envs_side_by_side(tmp_path, algo):
+    """Thirty-One trains against expected_value in 3 of 4 games and greedy in 1: two
+    CardVectorEnvs of 6 and 2 games behind one VecEnv that both learners train on."""
+    from baselines.envs import ConcatVecEnv
+
+    trainer = _trainer(tmp_path, "thirty_one_v0", algo, "--n-envs", "8")
+    base = trainer.base
+    assert isinstance(base, ConcatVecEnv)
+    assert [(p.num_envs, list(p.env.opponents)) for p in base.parts] == [
+        (6, [trainer.engine.agent_index("expected_value")]),
+        (2, [trainer.engine.agent_index("greedy")])]
+    trainer.model.learn(256)
+    assert trainer.model.num_timesteps >= 256
+
+
 def test_dqn_sees_masks_and_an_empty_mask_after_the_last_move(tmp_path):
     trainer = _trainer(tmp_path, "simple_tricks_v0", "dqn", "--n-envs", "16")
     env = trainer.env
