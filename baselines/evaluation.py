@@ -48,7 +48,9 @@ def evaluate(spec, game, agent, opponent, games: int, seed: int, duplicate: bool
     ``agent``, ``opponent``: a ``PolicyAgent`` or a rule agent's name (the scalar loop also
     takes any agent object)."""
     engine = twin_of(spec, game)
-    if engine is None or not (batched_form(engine, agent) and batched_form(engine, opponent)):
+    solo = game.num_players == 1  # no rivals: the opponent (``solo``) names no one
+    if engine is None or not (batched_form(engine, agent)
+                              and (solo or batched_form(engine, opponent))):
         if isinstance(agent, str):
             from card_envs.core.agents import make_agent
 

@@ -110,6 +110,12 @@ def test_batched_evaluation_plays_the_scalar_evaluations_games():
     rule = result_row(evaluate(spec, game, "heuristic", "first_play", 30, 5, False, False), "x")
     assert rule == result_row(evaluate_agent(spec, game, make_agent(spec, "heuristic", game),
                                              "first_play", 30, 5, False, False), "x")
+    # a one-player game: no rivals (``solo``), its draws from the game's generator only
+    spec = load_spec("ninety_eight_cards_v0")
+    game = spec.make_game()
+    solo = result_row(evaluate(spec, game, "greedy", "solo", 30, 5, False, False), "solo")
+    assert solo == result_row(evaluate_agent(spec, game, make_agent(spec, "greedy", game),
+                                             "solo", 30, 5, False, False), "solo")
 
 
 def test_scalar_and_batched_paths_train_the_same_configuration(tmp_path):
