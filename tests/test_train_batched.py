@@ -15,7 +15,6 @@ from baselines.common import Run, result_row  # noqa: E402
 from baselines.config import build_config  # noqa: E402
 from card_envs.registry import load_spec  # noqa: E402
 
-
 MLP = "{net_arch: [64, 64], activation_fn: relu}"  # a plain MLP for tests that rig weights
 
 
