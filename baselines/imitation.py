@@ -125,8 +125,8 @@ def collect_parallel(cfg: dict[str, Any], agent_name: str, decisions: int, gamma
     share = -(-decisions // jobs)
     work = [({**cfg, "n_envs": 8}, agent_name, share, gamma, seed * 1000 + k)
             for k in range(jobs)]
-    if jobs == 1:
-        parts = [_scalar_job(work[0])]
+    if jobs == 1 or mp.current_process().daemon:  # a daemon may not start processes
+        parts = [_scalar_job(job) for job in work]
     else:
         with mp.get_context("spawn").Pool(jobs) as pool:
             parts = pool.map(_scalar_job, work, chunksize=1)

@@ -4,6 +4,7 @@ seed, ``--jobs`` at a time in worker processes, and each setting's record after 
 from __future__ import annotations
 
 import multiprocessing as mp
+from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 
 from baselines.common import Run
@@ -31,8 +32,10 @@ def run_all(jobs_list: list[tuple], jobs: int) -> list[str]:
     jobs_list = sorted(jobs_list, key=_job_steps, reverse=True)
     if jobs <= 1:
         return [_train_job(j) for j in jobs_list]
-    with mp.get_context("spawn").Pool(jobs) as pool:
-        return pool.map(_train_job, jobs_list, chunksize=1)
+    # not a multiprocessing.Pool: its workers are daemons, which may not start processes of
+    # their own (imitation collects a search agent's games on every core)
+    with ProcessPoolExecutor(jobs, mp_context=mp.get_context("spawn")) as pool:
+        return list(pool.map(_train_job, jobs_list))
 
 
 def _record_job(job: tuple) -> dict:
@@ -50,8 +53,8 @@ def record_all(jobs_list: list[tuple], jobs: int) -> dict[str, dict]:
     if jobs <= 1 or len(jobs_list) <= 1:
         records = [_record_job(j) for j in jobs_list]
     else:
-        with mp.get_context("spawn").Pool(jobs) as pool:
-            records = pool.map(_record_job, jobs_list, chunksize=1)
+        with ProcessPoolExecutor(jobs, mp_context=mp.get_context("spawn")) as pool:
+            records = list(pool.map(_record_job, jobs_list))
     return {r["setting"]: r for r in records}
 
 

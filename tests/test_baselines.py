@@ -384,9 +384,9 @@ def test_reproduce_quick_writes_a_table_and_collect_rebuilds_it(tmp_path, capsys
     assert reproduce.main([*argv, "--out", str(out)]) == 0
     text = out.read_text()
     assert "## `simple_tricks_v0`" in text
-    assert "| MaskablePPO | 1 | `first_play` | 100 pairs |" in text
-    assert "| DQN (masked) | 1 | `random` | 100 pairs |" in text
-    assert "| rule agent `heuristic` | `first_play` | 100 pairs |" in text
+    assert "| MaskablePPO | 1 | `first_play` | 500 pairs |" in text
+    assert "| DQN (masked) | 1 | `random` | 500 pairs |" in text
+    assert "| rule agent `heuristic` | `first_play` | 500 pairs |" in text
     assert "Targets for the shipped model" in text
     assert (tmp_path / "simple_tricks_v0.png").exists()
     record = json.loads(out.with_suffix(".json").read_text())["settings"]["simple_tricks_v0"]
@@ -465,23 +465,31 @@ def test_ppo_policy_agent_picks_the_masked_distributions_mode():
 
 
 def test_result_bonus_adds_the_match_result_to_the_last_reward_only():
+    from stable_baselines3.common.vec_env import DummyVecEnv
+
     from baselines.shaping import ResultBonus
 
     gym_env = load_spec("thirty_one_v0").factories()[2]
-    plain = gym_env(num_players=2, reward="original", opponent="greedy", learner_seat=0)
-    bonus = ResultBonus(gym_env(num_players=2, reward="original", opponent="greedy",
-                                learner_seat=0), 10.0)
-    plain.reset(seed=3)
-    bonus.reset(seed=3)
+
+    def make():
+        return gym_env(num_players=2, reward="original", opponent="greedy", learner_seat=0)
+
+    plain = DummyVecEnv([make])
+    bonus = ResultBonus(DummyVecEnv([make]), 10.0)
+    plain.seed(3)
+    bonus.seed(3)
+    plain.reset()
+    bonus.reset()
     rng = np.random.default_rng(0)
     done = False
     while not done:
-        action = int(rng.choice(np.flatnonzero(plain.action_masks())))
-        _, r_plain, term, trunc, info = plain.step(action)
+        action = np.array([rng.choice(np.flatnonzero(plain.env_method("action_masks")[0]))])
+        _, r_plain, dones, infos = plain.step(action)
         _, r_bonus, *_ = bonus.step(action)
-        done = term or trunc
-        assert r_bonus == pytest.approx(r_plain + (10.0 * info["payoff"] if term else 0.0))
-    assert info["payoff"] in (-1.0, 1.0)
+        done = bool(dones[0])
+        assert r_bonus[0] == pytest.approx(r_plain[0] + (10.0 * infos[0]["payoff"] if done
+                                                         else 0.0))
+    assert infos[0]["payoff"] in (-1.0, 1.0)
 
 
 def test_half_suit_lead_potential_is_my_teams_lead_in_eighths():
@@ -489,20 +497,28 @@ def test_half_suit_lead_potential_is_my_teams_lead_in_eighths():
 
     spec = load_spec("literature_v0")
     game = spec.make_game()
+    encoder = spec.encoders["default"](game)
     s = game.init(np.random.default_rng(0))
     s.score = [3, 1]
     phi = POTENTIALS["half_suit_lead"]
-    assert phi(game.view(s, 0)) == pytest.approx(2 / 8)
-    assert phi(game.view(s, 3)) == pytest.approx(-2 / 8)
+
+    def seen_by(seat):
+        return encoder.encode(game.view(s, seat))[None]
+
+    assert phi(encoder.layout, seen_by(0))[0] == pytest.approx(2 / 8)
+    assert phi(encoder.layout, seen_by(3))[0] == pytest.approx(-2 / 8)
 
 
 def test_imitation_fits_the_policy_to_the_agents_choices():
     from sb3_contrib import MaskablePPO
+    from stable_baselines3.common.vec_env import DummyVecEnv
 
-    from baselines.imitation import collect, fit
+    from baselines.imitation import collect, fit, scalar_actor
 
-    env = load_spec("simple_tricks_v0").factories()[2](opponent="first_play")
-    data = collect(env, "heuristic", 1500, gamma=1.0, seed=0)
+    gym_env = load_spec("simple_tricks_v0").factories()[2]
+    env = DummyVecEnv([lambda: gym_env(opponent="first_play")] * 4)
+    env.seed(0)
+    data = collect(env, scalar_actor(env, "heuristic", seed=0), 1500, gamma=1.0)
     assert len(data["actions"]) >= 1500 and data["masks"][np.arange(len(data["actions"])),
                                                            data["actions"]].all()
     assert set(np.unique(data["returns"])) <= {-1.0, 0.0, 1.0}
