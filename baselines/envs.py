@@ -42,15 +42,11 @@ def opponent_shares(names: Sequence[str], num_envs: int) -> list[tuple[str, int]
     distinct = list(dict.fromkeys(names))
     if num_envs < len(distinct):
         raise ValueError(f"n_envs={num_envs} is too few for the opponents {', '.join(distinct)}")
-    out, given = [], 0
-    for k, name in enumerate(distinct):
-        if k == len(distinct) - 1:
-            count = num_envs - given
-        else:
-            count = max(1, round(num_envs * names.count(name) / len(names)))
-        out.append((name, count))
-        given += count
-    return out
+    counts = [max(1, round(num_envs * names.count(n) / len(names))) for n in distinct]
+    while sum(counts) > num_envs:  # rounding up gave too many: take from the largest share
+        counts[counts.index(max(counts))] -= 1
+    counts[-1] += num_envs - sum(counts)
+    return list(zip(distinct, counts, strict=True))
 
 
 def vec_masks(venv: VecEnv) -> np.ndarray:

@@ -47,6 +47,7 @@ def test_opponent_shares_follow_the_list_and_add_up():
 
     assert opponent_shares(["a", "a", "b", "a"], 1024) == [("a", 768), ("b", 256)]
     assert opponent_shares(["a", "b", "a", "b"], 5) == [("a", 2), ("b", 3)]
+    assert opponent_shares(["a", "a", "b", "a"], 2) == [("a", 1), ("b", 1)]
     with pytest.raises(ValueError, match="n_envs=1 is too few"):
         opponent_shares(["a", "b"], 1)
 
