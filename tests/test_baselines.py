@@ -499,7 +499,8 @@ def test_half_suit_lead_potential_is_my_teams_lead_in_eighths():
     game = spec.make_game()
     encoder = spec.encoders["default"](game)
     s = game.init(np.random.default_rng(0))
-    s.score = [3, 1]
+    s.score = [3, 1]  # team 0 scored half-suits 0-2, team 1 half-suit 3; the rest are live
+    s.outcome = [0, 0, 0, 1] + [-1] * 4
     phi = POTENTIALS["half_suit_lead"]
 
     def seen_by(seat):
