@@ -129,11 +129,19 @@ def cmd_evaluate(args: argparse.Namespace) -> int:
     note = _seat_note(args, n)
     if note:
         print(note)
+    from card_envs.vector import evaluation as batched
+
+    on_twin = not args.scalar and batched.batched_contestants(spec, names)
     with _writer(args.record) as records:
         keep = None if records is None else _keeper(records, spec, game, names, args.duplicate)
         if args.duplicate:
-            result = duplicate_evaluate(game, agents[0], agents[1], args.games, args.seed, labels,
-                                        keep=keep)
+            result = (batched.duplicate_evaluate(spec, game, names[0], names[1], args.games,
+                                                 args.seed, labels, keep=keep) if on_twin
+                      else duplicate_evaluate(game, agents[0], agents[1], args.games, args.seed,
+                                              labels, keep=keep))
+        elif on_twin:
+            result = batched.evaluate(spec, game, names, args.games, args.seed,
+                                      rotate=not args.no_rotate, names=labels, keep=keep)
         else:
             result = evaluate(
                 game, agents, args.games, args.seed, rotate=not args.no_rotate, names=labels,
@@ -332,6 +340,9 @@ def build_parser() -> argparse.ArgumentParser:
         help="two-player games: play every deal twice with seats swapped",
     )
     p.add_argument("--no-rotate", action="store_true", help="keep every agent in its seat")
+    p.add_argument("--scalar", action="store_true",
+                   help="play game by game even where the game's batched twin could play every "
+                        "game at once (the same games and results either way)")
     p.add_argument(
         "--set",
         action="append",

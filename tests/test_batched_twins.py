@@ -17,6 +17,7 @@ identical observations and identical decisions of every batched agent.
 
 from __future__ import annotations
 
+import copy
 import itertools
 
 import numpy as np
@@ -158,15 +159,18 @@ def test_loaded_scalar_states_step_as_the_scalar_game(name):
         engine = spec.make_batched(**variant)
         encoders = [cls(game) for cls in spec.encoders.values()]
         states = [s for seed in range(3) for s in play_states(game, seed, every=2) if not s.done]
-        batch = engine.new_state(len(states), seeds=[0] * len(states))  # default_rng(0) below
+        batch = engine.init(len(states), seeds=np.arange(len(states)))
         for i, s in enumerate(states):
             engine.load(batch, i, s)
         rng = np.random.default_rng(1)
         actions = np.array([rng.choice(game.legal_actions(s)) for s in states])
+        # the scalar step draws what the slot's step draws (a blind card, say): from a copy of
+        # the slot's own generator
+        generators = [copy.deepcopy(batch.rngs[i]) for i in range(len(states))]
         engine.step(batch, actions)
         for i, s in enumerate(states):
             after = s.copy()
-            game.apply(after, int(actions[i]), np.random.default_rng(0))
+            game.apply(after, int(actions[i]), generators[i])
             assert batch.current_player[i] == after.player
             assert np.array_equal(batch.mask[i], game.legal_mask(after))
             for k, enc in enumerate(encoders):
@@ -222,3 +226,17 @@ def test_100k_random_games_match_the_scalar_game(name, config):
     differential(name, config, games, batch=1000, seed=3)
     for agent in load_spec(name).make_batched(**config).agents[1:]:
         differential(name, config, games // 10, batch=1000, agent=agent, seed=4)
+
+
+def test_the_compiled_shuffle_draws_as_numpy_does():
+    from card_envs.core.batched_loops import shuffle
+
+    for seed in range(20):
+        ours, numpys = np.random.default_rng(seed), np.random.default_rng(seed)
+        for n in (1, 2, 5, 13, 52, 98, 300):
+            cards = np.arange(n, dtype=np.int8 if n < 128 else np.int64) * 1
+            shuffle(ours, cards)
+            expected = list(range(n))
+            numpys.shuffle(expected)
+            assert cards.tolist() == expected, (seed, n)
+        assert ours.random() == numpys.random()  # and the generators go on alike

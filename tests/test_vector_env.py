@@ -76,7 +76,7 @@ EXACT = exact_cases()
 
 @pytest.mark.parametrize("name,kwargs", EXACT, ids=[f"{n}-{k}" for n, k in EXACT])
 def test_seeded_slots_play_the_games_of_gym_env(name, kwargs):
-    batch, steps = 24, 250
+    batch, most_steps = 24, 3000
     seeds = np.arange(batch) + 7
     env = CardVectorEnv(name, num_envs=batch, **kwargs)
     gym_env = load_spec(name).factories()[2]
@@ -87,7 +87,9 @@ def test_seeded_slots_play_the_games_of_gym_env(name, kwargs):
     assert info["seat"].tolist() == [e.seat for e in scalars]
     rng = np.random.default_rng(1)
     ended = 0
-    for _ in range(steps):
+    for _ in range(most_steps):  # until as many games ended as there are slots
+        if ended >= batch:
+            break
         masks = env.action_masks()
         assert np.array_equal(masks, np.stack([e.action_masks() for e in scalars]))
         actions = np.array([rng.choice(np.flatnonzero(m)) for m in masks])
@@ -99,7 +101,8 @@ def test_seeded_slots_play_the_games_of_gym_env(name, kwargs):
                 ended += 1
                 assert np.array_equal(info["final_obs"][i], o)
                 assert info["final_info"]["payoff"][i] == inf["payoff"]
-                assert info["final_info"]["score"][i] == inf["score"]
+                if "score" in inf:  # a game with a score (Palace has none)
+                    assert info["final_info"]["score"][i] == inf["score"]
                 o, inf = e.reset()
                 assert info["seat"][i] == inf["seat"]
             assert np.array_equal(obs[i], o), i

@@ -27,6 +27,7 @@ This module imports numba only when an engine is built (``import card_envs`` nev
 
 from __future__ import annotations
 
+import collections
 import copy
 import importlib
 import importlib.util
@@ -43,6 +44,20 @@ if TYPE_CHECKING:
 
 # Shared fields every twin's arrays begin with (see BatchedState).
 SHARED_FIELDS = ("current_player", "terminated", "truncated", "rewards", "steps", "mask")
+
+
+def twin_arrays(module: str, fields: str) -> type:
+    """The NamedTuple class ``Arrays`` of a twin's state in ``module``: the SHARED_FIELDS,
+    then ``fields`` (names separated by spaces), each an array with a leading batch axis."""
+    return collections.namedtuple("Arrays", [*SHARED_FIELDS, *fields.split()], module=module)
+
+
+def shared_arrays(num_envs: int, num_players: int, num_actions: int) -> tuple:
+    """Zeroed arrays of the SHARED_FIELDS for B games (the first fields of ``Arrays``)."""
+    b = num_envs
+    return (np.zeros(b, np.int64), np.zeros(b, bool), np.zeros(b, bool),
+            np.zeros((b, num_players)), np.zeros(b, np.int64),
+            np.zeros((b, num_actions), np.int8))
 
 
 def numba_available() -> bool:
@@ -73,7 +88,9 @@ class Twin:
     (``card_envs.core.batched_loops`` says what each takes); ``load(game, cfg, arrays, i,
     state)``: writes a scalar state into slot ``i`` (Python; for tests and tools: twin
     worlds, all deals of a small game); ``agents``: the batched rule agents, numbered from 1
-    in ``act`` (``random`` is agent 0 of every twin).
+    in ``act`` (``random`` is agent 0 of every twin); ``places(s, cfg, rows, out)``, for a
+    game that ranks its players (``Game.results``' ``place``): row r, each seat's place in
+    game rows[r] (1 = first, 0 while undecided).
     """
 
     arrays: type
@@ -86,6 +103,7 @@ class Twin:
     result: Any
     load: Callable[[Game, Any, Any, int, Any], None]
     agents: tuple[str, ...] = ()
+    places: Any = None
 
     def __post_init__(self) -> None:
         fields = tuple(self.arrays._fields)
@@ -360,19 +378,22 @@ class BatchedGame:
             self._slots.setflags(write=False)
         return self._slots
 
-    def act(self, state: BatchedState, agent: str, rows: Any = None) -> np.ndarray:
+    def act(self, state: BatchedState, agent: str, rows: Any = None,
+            generators: Any = None) -> np.ndarray:
         """(len(rows),) int64: batched agent ``agent``'s action for the seat to act in each
         game of ``rows`` (default: all; games that are over must not be among them). Agents
-        that draw (``random``) draw from each game's generator, as the scalar agents would."""
+        that draw (``random``) draw from each game's generator, as an agent in the Gymnasium
+        view's play loop does, or from ``generators`` (from ``make_generators``, one per
+        game: evaluation's agents' generators)."""
         b = state.num_envs
         index = self.agent_index(agent)
         rows = np.flatnonzero(~state.done) if rows is None else slot_indices("rows", rows, b)
         over = np.flatnonzero(state.done[rows])
         if len(over):
             raise ValueError(f"rows: the game in slot {rows[over[0]]} is over; no one acts")
+        rngs, rng_of = (state.rngs, state.rng_of) if generators is None else generators
         out = np.empty(len(rows), np.int64)
-        return self.loops.act_slots(state.arrays, self.cfg, rows, index, state.rngs,
-                                    state.rng_of, out)
+        return self.loops.act_slots(state.arrays, self.cfg, rows, index, rngs, rng_of, out)
 
     def autoreset(self, state: BatchedState) -> np.ndarray:
         """Deal a new game in every slot whose game is over, in place; the slots."""
@@ -399,6 +420,15 @@ class BatchedGame:
         scores = np.zeros((b, self.num_players))
         self.loops.result_slots(state.arrays, self.cfg, payoffs, scores)
         return payoffs, scores
+
+    def places(self, state: BatchedState) -> np.ndarray | None:
+        """(B, players) int64: each seat's place in every game (1 = first; 0 while
+        undecided) for a game that ranks its players (Palace), else None."""
+        if self.twin.places is None:
+            return None
+        out = np.zeros((state.num_envs, self.num_players), np.int64)
+        self.twin.places(state.arrays, self.cfg, self._everything(state.num_envs), out)
+        return out
 
     def payoffs(self, state: BatchedState) -> np.ndarray:
         """(B, players) float64: each game's ``Game.payoffs``."""

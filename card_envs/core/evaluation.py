@@ -369,21 +369,33 @@ def evaluate(
     if len(agents) != n:
         raise ValueError(f"{game.name} has {n} seats; give {n} agents, got {len(agents)}")
     names = list(names) if names is not None else [_agent_name(a, i) for i, a in enumerate(agents)]
-    tallies = [Tally(names[i]) for i in range(n)]
-    shifts = range(min(games, n)) if rotate else range(1)
-    seat_payoff = np.zeros(n)
-    lengths = 0
-    truncated = 0
-    for g in range(games):
-        shift = g % n if rotate else 0
-        seats = [(i + shift) % n for i in range(n)]  # contestant i -> seat
-        lineup = [None] * n
-        for i, seat in enumerate(seats):
-            lineup[seat] = agents[i]
+    lineups = rotated_lineups(n, games, rotate)
+    records = []
+    for g, contestant_of in enumerate(lineups):
         actions = None if keep is None else []
-        rec = play_game(game, lineup, *_rngs(seed, g), actions=actions)
-        _kept(keep, seed, g, [seats.index(p) for p in range(n)], actions, rec)
-        for i, seat in enumerate(seats):
+        rec = play_game(game, [agents[i] for i in contestant_of], *_rngs(seed, g),
+                        actions=actions)
+        _kept(keep, seed, g, contestant_of, actions, rec)
+        records.append(rec)
+    return rotated_result(game, records, lineups, names, seed, rotate)
+
+
+def rotated_lineups(n: int, games: int, rotate: bool = True) -> list[list[int]]:
+    """Per game, the contestant in each seat: with ``rotate`` contestant i sits in seat
+    ``(i + g) % n`` in game g, else in seat i."""
+    return [[(seat - (g % n if rotate else 0)) % n for seat in range(n)] for g in range(games)]
+
+
+def rotated_result(game: Game, records: Sequence[GameRecord], lineups: Sequence[Sequence[int]],
+                   names: Sequence[str], seed: int, rotate: bool) -> MatchResult:
+    """The MatchResult of ``evaluate``'s games (``lineups[g][seat]``: the contestant there)."""
+    n = game.num_players
+    games = len(records)
+    tallies = [Tally(names[i]) for i in range(n)]
+    seat_payoff = np.zeros(n)
+    lengths = truncated = 0
+    for rec, contestant_of in zip(records, lineups, strict=True):
+        for seat, i in enumerate(contestant_of):
             tallies[i].add(
                 float(rec.payoffs[seat]),
                 None if rec.scores is None else float(rec.scores[seat]),
@@ -395,6 +407,7 @@ def evaluate(
     for tally in tallies:  # every place listed, those never reached too
         if tally.place_counts:
             tally.place_counts += [0] * (n - len(tally.place_counts))
+    shifts = range(min(games, n)) if rotate else range(1)
     return MatchResult(
         tallies,
         games,
@@ -451,18 +464,29 @@ def duplicate_evaluate(
             f"duplicate evaluation needs a 2-player game; {game.name} has {game.num_players}"
         )
     names = list(names) if names is not None else [_agent_name(agent_a, 0), _agent_name(agent_b, 1)]
-    ta, tb = Tally(names[0]), Tally(names[1])
-    lengths = 0
-    truncated = 0
-    scored = True
+    firsts, seconds = [], []
     for g in range(pairs):
         moves = None if keep is None else []
         first = play_game(game, [agent_a, agent_b], *_rngs(seed, g), actions=moves)
         _kept(keep, seed, g, (0, 1), moves, first)
-        scored = first.scores is not None
         moves = None if keep is None else []
         second = play_game(game, [agent_b, agent_a], *_rngs(seed, g, replay=1), actions=moves)
         _kept(keep, seed, g, (1, 0), moves, second)
+        firsts.append(first)
+        seconds.append(second)
+    return duplicate_result(game, firsts, seconds, names, seed)
+
+
+def duplicate_result(game: Game, firsts: Sequence[GameRecord], seconds: Sequence[GameRecord],
+                     names: Sequence[str], seed: int) -> MatchResult:
+    """The MatchResult of ``duplicate_evaluate``'s pairs (each deal's game with A in seat 0,
+    then with B in seat 0)."""
+    pairs = len(firsts)
+    ta, tb = Tally(names[0]), Tally(names[1])
+    lengths = truncated = 0
+    scored = True
+    for first, second in zip(firsts, seconds, strict=True):
+        scored = first.scores is not None
         a_total = _points(first, 0) + _points(second, 1)
         b_total = _points(first, 1) + _points(second, 0)
         diff = float(np.sign(a_total - b_total))

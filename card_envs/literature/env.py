@@ -205,11 +205,13 @@ SPEC = GameSpec(
     default_opponent="heuristic",
     strongest_agent="heuristic",
     num_players=(4, 6, 8),
-    variants=({}, {"num_players": 4}, {"num_players": 8}, {"rules": "original"}),
+    variants=({}, {"num_players": 4}, {"num_players": 8}, {"rules": "original"},
+              {"num_players": 4, "max_steps": 60}),  # the step cap within a test's games
     move_label=move_text,
     describe_move=outcome_text,
     move_group=move_group,
     board=board,
+    batched="card_envs.literature.batched",
 )
 
 env, raw_env, gym_env = SPEC.factories()

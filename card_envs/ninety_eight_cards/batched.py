@@ -15,7 +15,7 @@ from typing import NamedTuple
 import numpy as np
 from numba import njit
 
-from card_envs.core.batched import Twin
+from card_envs.core.batched import Twin, shared_arrays, twin_arrays
 from card_envs.core.batched_loops import shuffle
 from card_envs.ninety_eight_cards.encoding import JUMP_FEATURES, PER_100
 from card_envs.ninety_eight_cards.rules import (
@@ -30,22 +30,7 @@ from card_envs.ninety_eight_cards.rules import (
     NinetyEightCards,
 )
 
-
-class Arrays(NamedTuple):
-    current_player: np.ndarray
-    terminated: np.ndarray
-    truncated: np.ndarray
-    rewards: np.ndarray
-    steps: np.ndarray
-    mask: np.ndarray
-    deck: np.ndarray
-    deck_pos: np.ndarray
-    hand: np.ndarray
-    hand_size: np.ndarray
-    tops: np.ndarray
-    in_draw: np.ndarray
-    played: np.ndarray
-    turn_played: np.ndarray
+Arrays = twin_arrays(__name__, "deck deck_pos hand hand_size tops in_draw played turn_played")
 
 
 class Config(NamedTuple):
@@ -66,9 +51,8 @@ def config(game: NinetyEightCards) -> Config:
 
 def allocate(game: NinetyEightCards, cfg: Config, b: int) -> Arrays:
     return Arrays(
-        np.zeros(b, np.int64), np.zeros(b, bool), np.zeros(b, bool), np.zeros((b, 1)),
-        np.zeros(b, np.int64), np.zeros((b, game.num_actions), np.int8),
-        np.zeros((b, NUM_CARDS), np.int64), np.zeros(b, np.int64),
+        *shared_arrays(b, 1, game.num_actions), np.zeros((b, NUM_CARDS), np.int64),
+        np.zeros(b, np.int64),
         np.zeros((b, HAND_SIZE), np.int64), np.zeros(b, np.int64), np.zeros((b, 4), np.int64),
         np.zeros((b, NUM_CARDS), np.float32), np.zeros(b, np.int64), np.zeros(b, np.int64),
     )

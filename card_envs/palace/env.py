@@ -161,6 +161,7 @@ SPEC = GameSpec(
     variants=({}, {"num_players": 2}, {"num_players": 4, "reward": "original"},
               {"num_players": 5}, {"swap_phase": True}),
     board=board,
+    batched="card_envs.palace.batched",
 )
 
 env, raw_env, gym_env = SPEC.factories()

@@ -16,23 +16,11 @@ from typing import NamedTuple
 import numpy as np
 from numba import njit
 
-from card_envs.core.batched import Twin
+from card_envs.core.batched import Twin, shared_arrays, twin_arrays
 from card_envs.core.batched_loops import shuffle
 from card_envs.simple_tricks.rules import PLANE_ROWS, SimpleTricks, TricksState
 
-
-class Arrays(NamedTuple):
-    current_player: np.ndarray
-    terminated: np.ndarray
-    truncated: np.ndarray
-    rewards: np.ndarray
-    steps: np.ndarray
-    mask: np.ndarray
-    planes: np.ndarray
-    deal_pos: np.ndarray
-    lead: np.ndarray
-    leader: np.ndarray
-    tricks: np.ndarray
+Arrays = twin_arrays(__name__, "planes deal_pos lead leader tricks")
 
 
 class Config(NamedTuple):
@@ -47,12 +35,9 @@ def config(game: SimpleTricks) -> Config:
 
 def allocate(game: SimpleTricks, cfg: Config, b: int) -> Arrays:
     c = 2 * cfg.n
-    return Arrays(
-        np.zeros(b, np.int64), np.zeros(b, bool), np.zeros(b, bool), np.zeros((b, 2)),
-        np.zeros(b, np.int64), np.zeros((b, c), np.int8), np.zeros((b, 2, 4 * c), np.int8),
-        np.zeros((b, c), np.int8), np.full(b, -1, np.int64), np.zeros(b, np.int64),
-        np.zeros((b, 2), np.int64),
-    )
+    return Arrays(*shared_arrays(b, 2, c), np.zeros((b, 2, 4 * c), np.int8),
+                  np.zeros((b, c), np.int8), np.full(b, -1, np.int64), np.zeros(b, np.int64),
+                  np.zeros((b, 2), np.int64))
 
 
 @njit(cache=True)

@@ -20,7 +20,7 @@ from typing import NamedTuple
 import numpy as np
 from numba import njit
 
-from card_envs.core.batched import Twin
+from card_envs.core.batched import Twin, shared_arrays, twin_arrays
 from card_envs.core.batched_loops import shuffle
 from card_envs.core.cards import DECK_SIZE, NUM_SUITS
 from card_envs.thirty_one.agents import ExpectedValueAgent
@@ -65,33 +65,9 @@ UNSEEN_F32 = np.array(UNSEEN, np.float32)
 SOURCE_PLACE = np.array(SOURCE_SUIT_PLACE, np.int64)
 
 
-class Arrays(NamedTuple):
-    current_player: np.ndarray
-    terminated: np.ndarray
-    truncated: np.ndarray
-    rewards: np.ndarray
-    steps: np.ndarray
-    mask: np.ndarray
-    lives: np.ndarray
-    hands: np.ndarray
-    shown: np.ndarray
-    deck: np.ndarray
-    deck_size: np.ndarray
-    discard: np.ndarray
-    discard_size: np.ndarray
-    in_discard: np.ndarray
-    discard_values: np.ndarray
-    opener: np.ndarray
-    knocker: np.ndarray
-    first_turn: np.ndarray
-    phase: np.ndarray
-    drawn: np.ndarray
-    from_discard: np.ndarray
-    round_turns: np.ndarray
-    rounds: np.ndarray
-    winner: np.ndarray
-    pending: np.ndarray
-    has_pending: np.ndarray
+Arrays = twin_arrays(__name__, "lives hands shown deck deck_size discard discard_size in_discard "
+                     "discard_values opener knocker first_turn phase drawn from_discard "
+                     "round_turns rounds winner pending has_pending")
 
 
 class Config(NamedTuple):
@@ -120,13 +96,14 @@ def config(game: ThirtyOne) -> Config:
 def allocate(game: ThirtyOne, cfg: Config, b: int) -> Arrays:
     n = game.num_players
 
-    def ints(*shape, fill=0):
-        return np.full((b, *shape), fill, np.int64)
+    def ints(*shape, fill=0, dtype=np.int64):
+        return np.full((b, *shape), fill, dtype)
 
+    # cards as int8 (0..51, -1: none): a match's piles and hands in a few hundred bytes
     return Arrays(
-        ints(), np.zeros(b, bool), np.zeros(b, bool), np.zeros((b, n)), ints(),
-        np.zeros((b, game.num_actions), np.int8), ints(n), ints(n, HAND_SIZE, fill=-1),
-        ints(n, HAND_SIZE, fill=-1), ints(C), ints(), ints(C), ints(),
+        *shared_arrays(b, n, game.num_actions), ints(n),
+        ints(n, HAND_SIZE, fill=-1, dtype=np.int8), ints(n, HAND_SIZE, fill=-1, dtype=np.int8),
+        ints(C, dtype=np.int8), ints(), ints(C, dtype=np.int8), ints(),
         np.zeros((b, C), np.float32), ints(NUM_SUITS), ints(), ints(fill=-1),
         np.zeros(b, bool), ints(), ints(fill=-1), np.zeros(b, bool), ints(), ints(),
         ints(fill=-1), np.zeros((b, n)), np.zeros(b, bool),
@@ -268,13 +245,7 @@ def _start_rounds(s, cfg, slots, rngs, rng_of, chain, has_chain):  # pragma: no 
             for j in range(size):
                 s.deck[i, j] = cards[top + 1 + j]
             s.deck_size[i] = size
-            up = cards[top]
-            s.discard[i, 0] = up
-            s.discard_size[i] = 1
-            s.in_discard[i, :] = 0.0
-            s.in_discard[i, up] = 1.0
-            for suit in range(NUM_SUITS):
-                s.discard_values[i, suit] = CARD_VALUE[up, suit]
+            _lay_pile(s.discard, s.discard_size, s.in_discard, s.discard_values, i, cards[top])
             s.shown[i, :, :] = NO_CARD
             s.current_player[i] = s.opener[i]
             s.knocker[i] = -1
@@ -342,12 +313,18 @@ def _reshuffle(s, i, rng):  # pragma: no cover - compiled
     for j in range(below):
         s.deck[i, j] = pile[j]
     s.deck_size[i] = below
-    s.discard[i, 0] = top
-    s.discard_size[i] = 1
-    s.in_discard[i, :] = 0.0
-    s.in_discard[i, top] = 1.0
+    _lay_pile(s.discard, s.discard_size, s.in_discard, s.discard_values, i, top)
+
+
+@njit(cache=True, inline="always")
+def _lay_pile(discard, discard_size, in_discard, discard_values, i, top):  # pragma: no cover
+    """Match ``i``'s discard pile is the one card ``top`` (ThirtyOne._lay_pile)."""
+    discard[i, 0] = top
+    discard_size[i] = 1
+    in_discard[i, :] = 0.0
+    in_discard[i, top] = 1.0
     for suit in range(NUM_SUITS):
-        s.discard_values[i, suit] = CARD_VALUE[top, suit]
+        discard_values[i, suit] = CARD_VALUE[top, suit]
 
 
 @njit(cache=True)

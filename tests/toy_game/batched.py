@@ -12,23 +12,11 @@ from typing import NamedTuple
 import numpy as np
 from numba import njit
 
-from card_envs.core.batched import Twin
+from card_envs.core.batched import Twin, shared_arrays, twin_arrays
 from card_envs.core.batched_loops import shuffle
 from tests.toy_game.rules import HighCard, HighCardState
 
-
-class Arrays(NamedTuple):
-    current_player: np.ndarray
-    terminated: np.ndarray
-    truncated: np.ndarray
-    rewards: np.ndarray
-    steps: np.ndarray
-    mask: np.ndarray
-    held: np.ndarray
-    played_by: np.ndarray
-    lead: np.ndarray
-    leader: np.ndarray
-    won: np.ndarray
+Arrays = twin_arrays(__name__, "held played_by lead leader won")
 
 
 class Config(NamedTuple):
@@ -44,8 +32,7 @@ def config(game: HighCard) -> Config:
 
 def allocate(game: HighCard, cfg: Config, b: int) -> Arrays:
     c = cfg.num_cards
-    return Arrays(np.zeros(b, np.int64), np.zeros(b, bool), np.zeros(b, bool), np.zeros((b, 2)),
-                  np.zeros(b, np.int64), np.zeros((b, c), np.int8), np.zeros((b, 2, c), np.int8),
+    return Arrays(*shared_arrays(b, 2, c), np.zeros((b, 2, c), np.int8),
                   np.zeros((b, c), np.int8), np.full(b, -1, np.int64), np.zeros(b, np.int64),
                   np.zeros((b, 2), np.int64))
 
