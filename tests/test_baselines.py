@@ -293,7 +293,7 @@ def test_teammates_play_the_learners_current_weights(tmp_path):
     from baselines.train import Trainer, build_config, parser
 
     args = parser().parse_args(["--env", "literature_v0-original", "--n-envs", "1",
-                                "--runs", str(tmp_path), "--budget", "quick",
+                                "--runs", str(tmp_path), "--budget", "quick", "--scalar",
                                 "--hp", "policy=mlp"])  # one output layer to rig below
     run = Run.create(tmp_path, build_config(args), "test")
     trainer = Trainer(run)
