@@ -4,5 +4,5 @@
     python -m baselines.evaluate MODEL --env thirty_one_v0 --opponent greedy
     python -m baselines.reproduce --budget quick
 
-Needs the ``train`` extra. Trained models ship in ``baselines/models/``.
+Needs the ``train`` extra. Trained models ship in ``card_envs/rl/models/``.
 """

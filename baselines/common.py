@@ -1,4 +1,4 @@
-"""Shared pieces of the baselines: configs, run folders, environments, model evaluation."""
+"""Shared pieces of the baselines: run folders, files, the scalar evaluation and result rows."""
 
 from __future__ import annotations
 
@@ -13,70 +13,9 @@ from importlib import metadata
 from pathlib import Path
 from typing import Any
 
-import yaml
-
 from card_envs.core.agents import make_agent
 from card_envs.core.evaluation import MatchResult, duplicate_evaluate, evaluate
-from card_envs.registry import load_spec
-from card_envs.rl.policy_agent import ALGOS, write_json
-
-CONFIGS = Path(__file__).resolve().parent / "configs"
-BUDGETS = ("quick", "full")
-
-
-def load_yaml(name: str) -> dict[str, Any]:
-    return yaml.safe_load((CONFIGS / name).read_text()) or {}
-
-
-def settings() -> list[str]:
-    """Every baseline setting of configs/games.yaml, in file order."""
-    return list(load_yaml("games.yaml"))
-
-
-def game_config(name: str) -> dict[str, Any]:
-    """How baselines train and evaluate a setting of configs/games.yaml.
-
-    A setting is an env name (``thirty_one_v0``) or a named variant of one
-    (``ninety_eight_cards_v0-original``, with ``env:`` and its own ``env_kwargs``).
-    """
-    games = load_yaml("games.yaml")
-    if name not in games:
-        raise ValueError(f"no baseline setting {name!r}; configured: {', '.join(games)}")
-    return {
-        "env": name,
-        "env_kwargs": {},
-        "opponent": "random",
-        "eval_opponents": ["random"],
-        "duplicate": False,
-        "team": False,
-        "mix": None,
-        "teammate": None,
-        "source": "",
-        "targets": [],
-        **games[name],
-        "setting": name,
-    }
-
-
-def hyperparams(algo: str, env_name: str, budget: str, setting: str | None = None
-                ) -> dict[str, Any]:
-    """The algorithm's hyperparameters for a setting: the ``default`` block, then the env's
-    own, then the setting's own (when a variant has a block of its name).
-
-    Budget-dependent entries (``{quick: ..., full: ...}``) are resolved for ``budget``.
-    """
-    if algo not in ALGOS:
-        raise ValueError(f"unknown algorithm {algo!r}; choose one of {', '.join(ALGOS)}")
-    table = load_yaml(f"{algo}.yaml")
-    merged = {**table.get("default", {}), **table.get(env_name, {})}
-    if setting is not None and setting != env_name:
-        merged.update(table.get(setting, {}))
-    out = {}
-    for key, value in merged.items():
-        if isinstance(value, dict) and set(value) <= set(BUDGETS) and value:
-            value = value[budget]
-        out[key] = value
-    return out
+from card_envs.rl.policy_agent import write_json
 
 
 def versions() -> dict[str, str]:
@@ -215,8 +154,3 @@ def result_row(result: MatchResult, opponent: str) -> dict[str, Any]:
         row["score_low"], row["score_high"] = t.score_interval()
         row["score_sum"], row["score_sq_sum"] = t.score_sum, t.score_sq_sum
     return row
-
-
-def spec_and_game(env_name: str, env_kwargs: dict[str, Any]):
-    spec = load_spec(env_name)
-    return spec, spec.make_game(**env_kwargs)

@@ -16,7 +16,8 @@ from __future__ import annotations
 import argparse
 import sys
 
-from baselines.common import evaluate_agent, game_config
+from baselines.config import game_config
+from baselines.evaluation import evaluate
 from card_envs.core.agents import make_agent
 from card_envs.registry import load_spec
 from card_envs.rl.policy_agent import read_meta, shipped_model
@@ -59,7 +60,7 @@ def main(argv: list[str] | None = None) -> int:
         duplicate = flags["duplicate"] if args.duplicate is None else args.duplicate
         if args.games < 1:
             raise ValueError(f"--games={args.games} is not valid; it must be at least 1")
-        result = evaluate_agent(
+        result = evaluate(
             spec, game, agent, args.opponent, args.games, args.seed, duplicate=duplicate,
             team=team,
         )

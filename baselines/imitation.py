@@ -2,9 +2,15 @@
 
 A setting may say ``pretrain: {agent: NAME, decisions: N, epochs: E}`` in configs/games.yaml.
 Before its first PPO update, the run plays N decisions of NAME in the learner's seat of the
-run's own training environments (same opponents, same encoding), then fits the policy to
-NAME's choices (cross-entropy over the legal actions) and the value head to the discounted
-returns those games paid, for E passes over the data. Reinforcement learning then goes on
+run's own training environments (same opponents, same encoding, same shaping), then fits the
+policy to NAME's choices (cross-entropy over the legal actions) and the value head to the
+discounted returns those games paid, for E passes over the data.
+
+Collection is batched where it can be: an agent of the game's twin plays every learner seat
+of the run's batched games in one compiled call (``twin_actor``); an agent with no batched
+form (the searches: 98 Cards' ``expert``, ``ismcts``) plays scalar games on every core
+(``collect_parallel``), or, where the opponents are the learner itself, the run's own scalar
+games (``scalar_actor``). Reinforcement learning then goes on
 from there. The agent reads only its seat's view, as every agent does; the learner still
 sees only its observation.
 
@@ -16,47 +22,115 @@ read in the run's encoding by ``from_records``.
 
 from __future__ import annotations
 
+import multiprocessing as mp
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
 import torch as th
+from stable_baselines3.common.vec_env import VecEnv
 from torch.nn import functional as F
 
 from card_envs.core.agents import make_agent
 
+# actor() -> (n_envs,) the expert's action for every game's learner, read from the games
+Actor = Callable[[], np.ndarray]
 
-def collect(env, agent_name: str, decisions: int, gamma: float, seed: int
+
+def collect(venv: VecEnv, actor: Actor, decisions: int, gamma: float
             ) -> dict[str, np.ndarray]:
-    """Play ``decisions`` decisions of the agent in ``env``'s learner seat (a single-agent
-    Gymnasium view, unwrapped), returning observations, masks, actions and returns."""
-    base = env.unwrapped
-    agent = make_agent(base.spec_, agent_name, base.game)
+    """Play the expert (``actor``) in the learner's seat of every game of ``venv`` until at
+    least ``decisions`` decisions of finished games are in; returns their observations,
+    masks, actions and discounted returns (of the rewards ``venv`` pays: shaping included).
+    The games still going at the end are left out (their returns are not known)."""
+    from baselines.envs import vec_masks
+
+    obs = venv.reset()
+    steps: list[tuple[np.ndarray, ...]] = []
+    since_end = np.zeros(venv.num_envs, np.int64)  # each game's decisions so far
+    finished = 0
+    while finished < decisions:
+        masks = vec_masks(venv)
+        actions = actor()
+        next_obs, rewards, dones, _ = venv.step(actions)
+        steps.append((obs, masks, actions, rewards.astype(np.float32), dones))
+        since_end += 1
+        finished += int(since_end[dones].sum())
+        since_end[dones] = 0
+        obs = next_obs
+    return _with_returns(steps, gamma)
+
+
+def _with_returns(steps: list[tuple[np.ndarray, ...]], gamma: float) -> dict[str, np.ndarray]:
+    """The decisions of the finished games, with their discounted returns."""
+    obs, masks, actions, rewards, dones = (np.stack(x) for x in zip(*steps, strict=True))
+    running = np.zeros(rewards.shape[1], np.float32)
+    returns = np.zeros_like(rewards)
+    for t in range(len(rewards) - 1, -1, -1):  # backwards over time, all games at once
+        running = rewards[t] + gamma * running * (1 - dones[t])
+        returns[t] = running
+    keep = np.flip(np.cumsum(np.flip(dones, 0), 0), 0) > 0  # (T, n): games that ended
+    return {"obs": obs[keep].astype(np.float32), "masks": masks[keep].astype(bool),
+            "actions": actions[keep].astype(np.int64), "returns": returns[keep]}
+
+
+def twin_actor(parts: list, agent: str) -> Actor:
+    """The twin's batched rule agent ``agent`` acting for the learners of batched envs
+    ``parts`` (``card_envs.vector.sb3`` VecEnvs, in order): one compiled call per part."""
+    for part in parts:
+        part.env.engine.agent_index(agent)  # raises, naming the twin's agents
+
+    def actor() -> np.ndarray:
+        return np.concatenate([p.env.engine.act(p.env.state, agent) for p in parts])
+
+    return actor
+
+
+def scalar_actor(venv, agent_name: str, seed: int) -> Actor:
+    """Scalar agent ``agent_name`` (one object per game) acting from each learner's view of
+    the scalar games of a DummyVecEnv, one game at a time."""
+    envs = [e.unwrapped for e in venv.envs]
+    spec, game = envs[0].spec_, envs[0].game
+    agents = [make_agent(spec, agent_name, game) for _ in envs]
     rng = np.random.default_rng(seed)
-    obs_list, masks, actions, returns = [], [], [], []
-    episode = 0
-    while len(actions) < decisions:
-        obs, info = env.reset(seed=seed * 1_000_003 + episode)
-        episode += 1
-        if hasattr(agent, "reset"):
-            agent.reset()
-        rewards = []
-        done = False
-        while not done:
-            view = base.game.view(base.game_state, base.seat)
-            action = agent.act(view, rng)
-            obs_list.append(np.asarray(obs, dtype=np.float32))
-            masks.append(np.asarray(info["action_mask"], dtype=bool))
-            actions.append(action)
-            obs, reward, terminated, truncated, info = env.step(action)
-            rewards.append(float(reward))
-            done = terminated or truncated
-        running, backwards = 0.0, []
-        for r in reversed(rewards):
-            running = r + gamma * running
-            backwards.append(running)
-        returns.extend(reversed(backwards))
-    return {"obs": np.array(obs_list), "masks": np.array(masks),
-            "actions": np.array(actions), "returns": np.array(returns, dtype=np.float32)}
+    seen: list[Any] = [None] * len(envs)
+
+    def actor() -> np.ndarray:
+        out = np.empty(len(envs), np.int64)
+        for i, env in enumerate(envs):
+            if env.game_state is not seen[i]:  # a new game: agents with memory start over
+                seen[i] = env.game_state
+                if hasattr(agents[i], "reset"):
+                    agents[i].reset()
+            out[i] = agents[i].act(game.view(env.game_state, env.seat), rng)
+        return out
+
+    return actor
+
+
+def _scalar_job(job: tuple) -> dict[str, np.ndarray]:
+    cfg, agent_name, decisions, gamma, seed = job
+    from baselines.envs import rule_seats, scalar_env, wrap
+
+    th.set_num_threads(1)
+    venv = wrap(scalar_env(cfg, lambda i: rule_seats(cfg, i)), cfg)
+    venv.seed(seed)
+    return collect(venv, scalar_actor(venv.unwrapped, agent_name, seed), decisions, gamma)
+
+
+def collect_parallel(cfg: dict[str, Any], agent_name: str, decisions: int, gamma: float,
+                     seed: int, jobs: int) -> dict[str, np.ndarray]:
+    """``collect`` of a scalar-only agent (a search, say) on ``jobs`` processes, each with
+    its own scalar games (rule-agent opponents only), the data joined."""
+    share = -(-decisions // jobs)
+    work = [({**cfg, "n_envs": 8}, agent_name, share, gamma, seed * 1000 + k)
+            for k in range(jobs)]
+    if jobs == 1 or mp.current_process().daemon:  # a daemon may not start processes
+        parts = [_scalar_job(job) for job in work]
+    else:
+        with mp.get_context("spawn").Pool(jobs) as pool:
+            parts = pool.map(_scalar_job, work, chunksize=1)
+    return {key: np.concatenate([p[key] for p in parts]) for key in parts[0]}
 
 
 def from_records(path: str, env, gamma: float, agent: str | None = None

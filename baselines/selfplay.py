@@ -13,6 +13,12 @@
   uniformly from the pool.
 - ``LearnerTeammate``: a teammate seat in team games played by the learner's own current
   policy (sampling), so teammates are in sync with the learner at every rollout.
+
+On the batched twin (baselines/envs.py) the same seats are ``Player``s of
+``card_envs.vector``: a policy over all the games where that seat is to act, one forward pass
+per call. ``PoolPlayer`` draws a snapshot (or the rule agent) per game and slot and plays
+every slot of a snapshot in one pass; ``LearnerPlayer`` is the learner's current policy.
+A slot's game is new when its step count went back since the player's last move there.
 """
 
 from __future__ import annotations
@@ -22,9 +28,10 @@ from pathlib import Path
 import numpy as np
 import torch as th
 
-from baselines.common import evaluate_agent
+from baselines.evaluation import evaluate
 from card_envs.core.agents import BaseAgent, make_agent
-from card_envs.rl.policy_agent import PolicyAgent
+from card_envs.rl.policy_agent import PolicyAgent, policy_actions
+from card_envs.vector.selfplay import Player
 
 
 class LiveLearner:
@@ -63,8 +70,8 @@ class SnapshotPool:
         learner = PolicyAgent(self.game, self.encoder, policy, self.algo, False, "learner")
         newest = self.agent(-1, "newest")
         seed = 500_000 + self.seed * 1000 + len(self.history)
-        result = evaluate_agent(self.spec, self.game, learner, newest, self.games, seed,
-                                duplicate=True, team=self.team)
+        result = evaluate(self.spec, self.game, learner, newest, self.games, seed,
+                          duplicate=True, team=self.team)
         tally = result.tallies[0]
         capped = result.truncated
         # a game cut by the cap paid 0 (a draw); count it a loss for the learner instead
@@ -145,6 +152,73 @@ class LearnerTeammate(BaseAgent):
         agent = PolicyAgent(self.game, self.encoder, self.learner.policy, self.algo, False,
                             "learner")
         return agent.act(view, rng)
+
+
+def learner_player(learner: LiveLearner, algo: str, encoding: str, seed: int) -> Player:
+    """A batched seat played by the learner's current policy, sampling (teammates)."""
+    rng = np.random.default_rng(seed)
+
+    def policy(obs, mask, rows, state):
+        return policy_actions(learner.policy, algo, obs, mask, False, rng)
+
+    return Player(policy, encoding, name="learner")
+
+
+def model_player(spec, name: str, game, seed: int) -> Player:
+    """A batched seat played by a trained model (``best`` or ``model:PATH``), greedy or
+    sampling as its metadata says."""
+    from card_envs.rl.policy_agent import load_model_agent
+
+    agent = load_model_agent(spec, name, game)
+    rng = np.random.default_rng(seed)
+    encoding = agent.encoder.name
+
+    def policy(obs, mask, rows, state):
+        return policy_actions(agent.policy, agent.algo, obs, mask, agent.deterministic, rng)
+
+    return Player(policy, encoding, name=name)
+
+
+class PoolPlayer:
+    """A batched opponent seat: in each game, a snapshot drawn uniformly from the pool, or
+    with probability ``mix_fraction`` the batched rule agent ``mix`` (see the module doc)."""
+
+    def __init__(self, pool: SnapshotPool, engine, encoding: str, mix: str | None = None,
+                 mix_fraction: float = 0.0, seed: int = 0):
+        if mix is not None:
+            engine.agent_index(mix)  # raises, naming the twin's agents
+        self.pool, self.engine, self.mix, self.mix_fraction = pool, engine, mix, mix_fraction
+        self.rng = np.random.default_rng(seed)
+        self.member: np.ndarray | None = None  # per slot: pool index, -1 the rule agent
+        self.last_steps: np.ndarray | None = None
+        self.player = Player(self.act, encoding, name="pool")
+
+    def _draw(self, count: int) -> np.ndarray:
+        members = self.rng.integers(len(self.pool.members), size=count)
+        if self.mix is not None:
+            members[self.rng.random(count) < self.mix_fraction] = -1
+        return members
+
+    def act(self, obs: np.ndarray, mask: np.ndarray, rows: np.ndarray, state) -> np.ndarray:
+        if self.member is None:
+            b = state.num_envs
+            self.member, self.last_steps = self._draw(b), np.full(b, -1, np.int64)
+        steps = state.steps[rows]
+        new = steps <= self.last_steps[rows]  # the step count went back: a new game
+        new |= self.member[rows] >= len(self.pool.members)  # the pool shrank past it
+        if new.any():
+            self.member[rows[new]] = self._draw(int(new.sum()))
+        self.last_steps[rows] = steps
+        out = np.empty(len(rows), np.int64)
+        chosen = self.member[rows]
+        for index in np.unique(chosen).tolist():  # one forward pass per snapshot in play
+            mine = np.flatnonzero(chosen == index)
+            if index < 0:
+                out[mine] = self.engine.act(state, self.mix, rows[mine])
+            else:
+                out[mine] = policy_actions(self.pool.members[index], self.pool.algo, obs[mine],
+                                           mask[mine], False, self.rng)
+        return out
 
 
 def parse_mix(text: str | None) -> tuple[str | None, float]:

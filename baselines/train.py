@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import shlex
 import sys
 import time
@@ -24,133 +25,38 @@ from typing import Any
 
 import numpy as np
 import torch as th
-import yaml
 from stable_baselines3.common.callbacks import BaseCallback
-from stable_baselines3.common.monitor import Monitor
 from stable_baselines3.common.utils import LinearSchedule, set_random_seed
-from stable_baselines3.common.vec_env import DummyVecEnv
 
-from baselines.common import (
-    BUDGETS,
-    Run,
-    evaluate_agent,
-    game_config,
-    hyperparams,
-    result_row,
-    spec_and_game,
-    write_csv,
+from baselines.common import Run, result_row, write_csv
+from baselines.config import BUDGETS, build_config, spec_and_game
+from baselines.envs import (
+    ConcatVecEnv,
+    batched_part,
+    opponent_shares,
+    scalar_env,
+    uses_twin,
+    wrap,
 )
-from baselines.selfplay import LearnerTeammate, LiveLearner, PoolOpponent, SnapshotPool, parse_mix
-from baselines.shaping import PotentialShaping, ResultBonus
+from baselines.evaluation import evaluate
+from baselines.selfplay import (
+    LearnerTeammate,
+    LiveLearner,
+    PoolOpponent,
+    PoolPlayer,
+    SnapshotPool,
+    learner_player,
+    model_player,
+    parse_mix,
+)
 from card_envs.core.agents import make_agent
 from card_envs.registry import load_spec
 from card_envs.rl.policy_agent import ALGOS, PolicyAgent, algo_class, save_model, write_json
 
-SETTINGS = ("n_envs", "timesteps", "eval_freq", "eval_games", "final_games")
+# activation_fn names in policy_kwargs
+ACTIVATIONS = {"relu": th.nn.ReLU, "tanh": th.nn.Tanh}
 CHECKPOINT = "checkpoints/latest"
 BEST = "checkpoints/best"
-
-
-def build_config(args: argparse.Namespace) -> dict[str, Any]:
-    """Every setting of a run, resolved from the command line and the YAML files."""
-    gcfg = game_config(args.env)
-    hp = hyperparams(args.algo, gcfg["env"], args.budget, gcfg["setting"])
-    for item in args.hp or []:
-        key, sep, text = item.partition("=")
-        if not sep:
-            raise ValueError(f"--hp takes KEY=VALUE, got {item!r}")
-        hp[key] = _yaml_value(text)
-    settings = {k: hp.pop(k) for k in SETTINGS if k in hp}
-    for key in ("timesteps", "n_envs", "eval_freq", "eval_games", "final_games"):
-        if getattr(args, key) is not None:
-            settings[key] = getattr(args, key)
-    opponent = args.opponent or gcfg["opponent"]
-    if isinstance(opponent, list):
-        opponent = ",".join(opponent)
-    for item in args.env_arg or []:
-        key, sep, text = item.partition("=")
-        if not sep:
-            raise ValueError(f"--env-arg takes KEY=VALUE, got {item!r}")
-        gcfg["env_kwargs"] = {**gcfg["env_kwargs"], key: _yaml_value(text)}
-    spec, game = spec_and_game(gcfg["env"], gcfg["env_kwargs"])
-    if opponent == "self" and game.num_players == 1:
-        raise ValueError(f"{spec.env_name} has one player: there is no self-play")
-    if opponent not in ("self", "solo"):
-        for name in opponent.split(","):
-            make_agent(spec, name, game)  # an unknown name fails here, before any run folder
-    return {
-        "env": gcfg["env"],
-        "setting": gcfg["setting"],
-        "algo": args.algo,
-        "opponent": opponent,
-        "mix": args.mix if args.mix is not None else gcfg.get("mix"),
-        "teammate": gcfg.get("teammate"),
-        "seed": args.seed,
-        "budget": args.budget,
-        "env_kwargs": gcfg["env_kwargs"],
-        "obs_encoding": args.obs_encoding or gcfg.get("obs_encoding", "default"),
-        "eval_opponents": gcfg["eval_opponents"],
-        "duplicate": gcfg["duplicate"],
-        "team": gcfg["team"],
-        "shaping": parse_shaping(args.shaping) if args.shaping else gcfg.get("shaping"),
-        "select": gcfg.get("select"),
-        "pretrain": parse_pretrain(args.pretrain) if args.pretrain
-        else _for_budget(gcfg.get("pretrain"), args.budget),
-        "result_bonus": args.result_bonus if args.result_bonus is not None
-        else gcfg.get("result_bonus"),
-        "init_from": args.init_from,
-        "search": gcfg.get("search"),
-        "targets": gcfg.get("targets", []),
-        **settings,
-        "hyperparams": hp,
-    }
-
-
-def _for_budget(block: dict[str, Any] | None, budget: str) -> dict[str, Any] | None:
-    """A config block with its ``{quick: ..., full: ...}`` entries resolved for ``budget``."""
-    if not block:
-        return block
-    return {k: v[budget] if isinstance(v, dict) and set(v) <= set(BUDGETS) and v else v
-            for k, v in block.items()}
-
-
-def _yaml_value(text: str) -> Any:
-    """A command-line value read as YAML, with ``1e-4`` a number (YAML 1.1 reads a string)."""
-    value = yaml.safe_load(text)
-    if isinstance(value, str):
-        try:
-            return float(value)
-        except ValueError:
-            pass
-    return value
-
-
-def parse_shaping(text: str) -> dict[str, Any] | None:
-    """``"lives_lead:0.5"`` -> {potential: lives_lead, scale: 0.5}; ``"none"`` -> None."""
-    if text == "none":
-        return None
-    name, _, scale = text.partition(":")
-    try:
-        return {"potential": name, "scale": float(scale) if scale else 1.0}
-    except ValueError as err:
-        raise ValueError(f"--shaping takes POTENTIAL[:SCALE] or none, got {text!r}") from err
-
-
-def parse_pretrain(text: str) -> dict[str, Any]:
-    """``"heuristic,20000,10"`` -> {agent: heuristic, decisions: 20000, epochs: 10};
-    ``"records:FILE,10"`` -> {records: FILE, epochs: 10} (recorded games, docs/records.md)."""
-    if text.startswith("records:"):
-        path, _, epochs = text[len("records:"):].partition(",")
-        if not path or (epochs and not epochs.isdigit()):
-            raise ValueError(f"--pretrain takes records:FILE[,EPOCHS], got {text!r}")
-        return {"records": path, **({"epochs": int(epochs)} if epochs else {})}
-    parts = text.split(",")
-    if len(parts) not in (2, 3) or not all(x.isdigit() for x in parts[1:]):
-        raise ValueError(f"--pretrain takes AGENT,DECISIONS[,EPOCHS], got {text!r}")
-    out: dict[str, Any] = {"agent": parts[0], "decisions": int(parts[1])}
-    if len(parts) == 3:
-        out["epochs"] = int(parts[2])
-    return out
 
 
 class Trainer:
@@ -161,19 +67,61 @@ class Trainer:
         cfg = self.cfg = run.config
         self.spec, self.game = spec_and_game(cfg["env"], cfg["env_kwargs"])
         self.encoder = self.spec.encoders[cfg["obs_encoding"]](self.game)
-        self.dict_obs = cfg["algo"] == "dqn"
         set_random_seed(cfg["seed"])
-        th.set_num_threads(1)
+        # one thread: on a few cores torch's own threads fight the env and each other
+        th.set_num_threads(int(cfg.get("torch_threads", 1)))
         self.learner = LiveLearner()
         self.pool: SnapshotPool | None = None
-        self.env = DummyVecEnv([self._env_fn(i) for i in range(cfg["n_envs"])])
+        self.batched = uses_twin(cfg)
+        self.engine = (self.spec.make_batched(**{**self.spec.gym_defaults, **cfg["env_kwargs"]})
+                       if self.batched else None)
+        self.base = self._base_env()
+        self.env = wrap(self.base, cfg)
         self.model = self._make_or_load_model()
 
+    def _base_env(self):
+        """The game's twin (one batched env per training opponent), or scalar envs."""
+        cfg = self.cfg
+        if not self.batched:
+            return scalar_env(cfg, self._opponents)
+        names = [] if cfg["opponent"] == "solo" else cfg["opponent"].split(",")
+        if not names:
+            return batched_part(cfg, cfg["n_envs"], None)
+        parts = [batched_part(cfg, count, self._batched_seats(name, k))
+                 for k, (name, count) in enumerate(opponent_shares(names, cfg["n_envs"]))]
+        return parts[0] if len(parts) == 1 else ConcatVecEnv(parts)
+
+    def _batched_seats(self, name: str, part: int) -> list:
+        """The other seats of a batched env whose training opponent is ``name``, relative to
+        the learner: the learner itself for teammates (``teammate: self``), the snapshot pool
+        for ``self``, a trained model (``best``, ``model:PATH``), or the twin's rule agent."""
+        cfg, n, engine = self.cfg, self.game.num_players, self.engine
+        seats: list = []
+        for offset in range(1, n):
+            seed = cfg["seed"] * 100 + part * 10 + offset
+            if n > 2 and offset % 2 == 0 and cfg["teammate"] == "self":
+                seats.append(learner_player(self.learner, cfg["algo"], cfg["obs_encoding"],
+                                            seed))
+            elif name == "self":
+                mix, fraction = parse_mix(cfg["mix"])
+                seats.append(PoolPlayer(self._pool(), engine, cfg["obs_encoding"], mix,
+                                        fraction, seed=seed).player)
+            elif name == "best" or name.startswith("model:"):
+                seats.append(model_player(self.spec, name, self.game, seed))
+            elif name in engine.agents:
+                seats.append(name)
+            else:
+                raise ValueError(
+                    f"opponent {name!r} has no batched form in {self.spec.name}'s twin (its "
+                    f"agents: {', '.join(engine.agents)}; also self, best, model:PATH); "
+                    "train on the scalar games with --scalar")
+        return seats
+
     def _opponents(self, index: int) -> list:
-        """The other seats, relative to the learner (see SingleAgentEnv): the learner itself
-        for teammates (``teammate: self``), else the run's opponent. Several opponent names
-        (``a,b``) are spread over the vectorized environments; ``self`` is the snapshot pool
-        (mixed with a rule agent by ``--mix``)."""
+        """The other seats of scalar env ``index``, relative to the learner (see
+        SingleAgentEnv): the learner itself for teammates (``teammate: self``), else the run's
+        opponent. Several opponent names (``a,b``) are spread over the environments; ``self``
+        is the snapshot pool (mixed with a rule agent by ``--mix``)."""
         cfg, n = self.cfg, self.game.num_players
         names = cfg["opponent"].split(",")
         name = names[index % len(names)]
@@ -196,23 +144,6 @@ class Trainer:
             self.pool = SnapshotPool(self.spec, self.game, self.encoder, self.cfg["algo"],
                                      seed=self.cfg["seed"], team=self.cfg["team"])
         return self.pool
-
-    def _env_fn(self, index: int):
-        cfg = self.cfg
-        gym_env = self.spec.factories()[2]
-
-        def make():
-            env = gym_env(**cfg["env_kwargs"], obs_encoding=cfg["obs_encoding"],
-                          opponent=self._opponents(index), dict_obs=self.dict_obs)
-            shaping = cfg.get("shaping")
-            if shaping:
-                gamma = cfg["hyperparams"].get("gamma", 0.99)
-                env = PotentialShaping(env, shaping["potential"], shaping.get("scale", 1.0), gamma)
-            if cfg.get("result_bonus"):
-                env = ResultBonus(env, cfg["result_bonus"])
-            return Monitor(env)  # episode returns and lengths for the logs and progress
-
-        return make
 
     def _make_or_load_model(self):
         cfg = self.cfg
@@ -240,25 +171,54 @@ class Trainer:
         return model
 
     def _imitate(self, model) -> None:
-        """Fit the fresh policy to the ``pretrain`` agent's play (baselines/imitation.py)."""
-        from baselines.imitation import collect, fit, from_records
+        """Fit the fresh policy to the ``pretrain`` agent's play (baselines/imitation.py):
+        collected on the twin when the agent has a batched form, else on scalar games on
+        every core (or, when the learner plays other seats, on the run's own scalar games);
+        or read from a records file (``records: FILE``)."""
+        from baselines.imitation import (
+            collect,
+            collect_parallel,
+            fit,
+            from_records,
+            scalar_actor,
+            twin_actor,
+        )
 
         pre, cfg = self.cfg["pretrain"], self.cfg
         started = time.time()
         self.learner.policy = model.policy  # teammates of the imitator are the learner
         gamma = cfg["hyperparams"].get("gamma", 0.99)
+        agent, decisions, seed = pre.get("agent"), pre.get("decisions"), cfg["seed"] + 1
         if pre.get("records"):
-            data = from_records(pre["records"], self.env.envs[0], gamma, pre.get("agent"))
+            scalar = self.spec.factories()[2](**cfg["env_kwargs"],
+                                              obs_encoding=cfg["obs_encoding"])
+            data = from_records(pre["records"], scalar, gamma, agent)
+            how = f"records {pre['records']}"
+        elif self.batched and agent in self.engine.agents:
+            parts = self.base.parts if isinstance(self.base, ConcatVecEnv) else [self.base]
+            self.env.seed(seed)
+            data = collect(self.env, twin_actor(parts, agent), decisions, gamma)
+            how = "batched"
+        elif cfg["opponent"] != "self" and not (cfg["teammate"] == "self"
+                                                and self.game.num_players > 2):
+            jobs = int(cfg.get("imitation_jobs") or min(2, os.cpu_count() or 1))
+            data = collect_parallel(cfg, agent, decisions, gamma, seed, jobs)
+            how = f"{jobs} processes"
         else:
-            data = collect(self.env.envs[0], pre["agent"], pre["decisions"], gamma,
-                           seed=cfg["seed"] + 1)
+            venv = wrap(scalar_env({**cfg, "n_envs": 8}, self._opponents), cfg)
+            venv.seed(seed)
+            data = collect(venv, scalar_actor(venv.unwrapped, agent, seed), decisions, gamma)
+            how = "scalar"
+        collected = time.time() - started
         stats = fit(model.policy, data, pre.get("epochs", 10), seed=cfg["seed"])
-        stats.update(agent=pre.get("agent") or pre["records"],
-                     seconds=round(time.time() - started, 1))
+        stats.update(agent=agent or pre["records"], seconds=round(time.time() - started, 1),
+                     collect_seconds=round(collected, 1), collected_by=how,
+                     decisions_per_s=round(len(data["actions"]) / max(collected, 1e-9)))
         write_json(self.run.path / "pretrain.json", stats)
         print(f"[{cfg['setting']} {cfg['algo']} seed {cfg['seed']}] imitated {stats['agent']} on "
-              f"{stats['decisions']:,} decisions: it agrees on {stats['accuracy']:.1%} of them "
-              f"({stats['seconds']:.0f} s)", flush=True)
+              f"{stats['decisions']:,} decisions ({how}, {stats['decisions_per_s']:,} a second):"
+              f" it agrees on {stats['accuracy']:.1%} of them ({stats['seconds']:.0f} s)",
+              flush=True)
 
 
 def policy_and_hyperparams(cfg: dict[str, Any]) -> tuple[Any, dict[str, Any]]:
@@ -277,6 +237,14 @@ def policy_and_hyperparams(cfg: dict[str, Any]) -> tuple[Any, dict[str, Any]]:
             raise ValueError(f"learning_rate: {rate!r} is not valid; give a number or "
                              "{start: NUMBER, end: NUMBER}")
         hp["learning_rate"] = LinearSchedule(float(rate["start"]), float(rate["end"]), 1.0)
+    kwargs = dict(hp.get("policy_kwargs", {}))
+    if "activation_fn" in kwargs:
+        name = kwargs["activation_fn"]
+        if name not in ACTIVATIONS:
+            raise ValueError(f"policy_kwargs.activation_fn: {name!r} is not valid; choose one "
+                             f"of {', '.join(ACTIVATIONS)}")
+        kwargs["activation_fn"] = ACTIVATIONS[name]
+        hp["policy_kwargs"] = kwargs
     if kind == "per_action":
         from card_envs.rl.action_heads import POLICIES
 
@@ -369,9 +337,8 @@ class CurveAndCheckpoints(BaseCallback):
         for mode, deterministic in MODES.items():
             agent = PolicyAgent(t.game, t.encoder, t.model.policy, self.cfg["algo"],
                                 deterministic, "model")
-            result = evaluate_agent(t.spec, t.game, agent, sel["opponent"],
-                                    self.cfg["eval_games"], seed=SELECT_SEED,
-                                    duplicate=self.cfg["duplicate"], team=self.cfg["team"])
+            result = evaluate(t.spec, t.game, agent, sel["opponent"], self.cfg["eval_games"],
+                              SELECT_SEED, self.cfg["duplicate"], self.cfg["team"])
             full = result_row(result, sel["opponent"])
             for key in CURVE_KEYS:
                 if key in full:
@@ -491,8 +458,8 @@ def final_evaluation(trainer: Trainer, games: int, seed: int = FINAL_SEED,
                             deterministic, "model")
         rows = out[mode] = []
         for opponent in cfg["eval_opponents"]:
-            result = evaluate_agent(trainer.spec, trainer.game, agent, opponent, games, seed,
-                                    cfg["duplicate"], cfg["team"])
+            result = evaluate(trainer.spec, trainer.game, agent, opponent, games, seed,
+                              cfg["duplicate"], cfg["team"])
             rows.append(result_row(result, opponent))
             print(f"[{label}] final, {mode} play, against {opponent}: "
                   f"{result_line(rows[-1])}", flush=True)
@@ -608,6 +575,9 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("--init-from", dest="init_from", metavar="MODEL.zip",
                    help="start from this model's weights (same algorithm and network) instead "
                         "of a fresh or imitating policy")
+    p.add_argument("--scalar", action="store_true",
+                   help="train on the scalar games (gym_env(), one game at a time) instead of "
+                        "the game's batched twin: for checking, and the games without a twin")
     p.add_argument("--runs", default="runs", help="folder for run folders")
     p.add_argument("--resume", metavar="RUN_DIR", help="continue an interrupted run")
     p.add_argument("--no-progress", action="store_true", help="no progress bar")

@@ -1,6 +1,6 @@
 """A shipped model against a rule agent over 10,000 games played at once (the batched twin).
 
-The model (``baselines/models/simple_tricks_v0.zip``, MaskablePPO) and the rule agent are the
+The model (``card_envs/rl/models/simple_tricks_v0.zip``, MaskablePPO) and the rule agent are the
 two players of ``card_envs.vector.selfplay.play``: every step, each takes the games where its
 seat is to act, the model as one batched forward pass over their observations. Seats rotate
 over the games. Prints the model's wins, draws and losses with a 95% Wilson interval.

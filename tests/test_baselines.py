@@ -15,7 +15,8 @@ import torch as th  # noqa: E402
 
 from baselines import evaluate as evaluate_cli  # noqa: E402
 from baselines import train as train_cli  # noqa: E402
-from baselines.common import Run, settings  # noqa: E402
+from baselines.common import Run  # noqa: E402
+from baselines.config import settings  # noqa: E402
 from card_envs.cli import main as card_envs_main  # noqa: E402
 from card_envs.registry import load_spec  # noqa: E402
 from card_envs.rl.masked_dqn import MaskedDQN, masked_argmax, masked_max  # noqa: E402
@@ -179,7 +180,7 @@ def test_search_only_refuses_a_setting_without_search_or_without_a_shipped_model
 
 
 def test_a_setting_with_search_records_shows_and_checks_the_models_play_with_it(tmp_path):
-    from baselines import reproduce
+    from baselines import final, render, reproduce
 
     run = _train(tmp_path, "palace_v0", "maskable_ppo")
     search = reproduce.search_rows("palace_v0", run.path / "model.zip", games=3, seed=1)
@@ -191,16 +192,16 @@ def test_a_setting_with_search_records_shows_and_checks_the_models_play_with_it(
     record = {"setting": "palace_v0", "budget": "quick", "date": "today", "machine": "here",
               "final_seed": 1, "runs": [record], "shipped": record, "search": search,
               "reference": {"heuristic": {r["opponent"]: r for r in search["results"]}}}
-    text = "\n".join(reproduce.setting_section(record, None))
+    text = "\n".join(render.setting_section(record, None))
     assert text.count("| shipped + search: the model guiding `ismcts:25` (`best+search`) |") == 3
     heuristic = next(r for r in search["results"] if r["opponent"] == "heuristic")
     target = {"opponent": "heuristic", "metric": "losses_rate", "below": 0.30, "play": "search"}
-    ok, detail = reproduce.check_target(target, record)
+    ok, detail = final.check_target(target, record)
     assert ok == (heuristic["losses_rate"] < 0.30) and detail.startswith(
         f"{heuristic['losses_rate']:.1%}")
     assert "- with search, loss rate against `heuristic` below 30.0%: **" in text
-    assert "that model" not in reproduce.quick_report("palace_v0", record, None)
-    assert "MaskablePPO + ismcts:25 search" in reproduce.quick_report("palace_v0", record, None)
+    assert "that model" not in render.quick_report("palace_v0", record, None)
+    assert "MaskablePPO + ismcts:25 search" in render.quick_report("palace_v0", record, None)
 
 
 @pytest.mark.parametrize("algo", ["maskable_ppo", "dqn"])
@@ -292,7 +293,7 @@ def test_teammates_play_the_learners_current_weights(tmp_path):
     from baselines.train import Trainer, build_config, parser
 
     args = parser().parse_args(["--env", "literature_v0-original", "--n-envs", "1",
-                                "--runs", str(tmp_path), "--budget", "quick",
+                                "--runs", str(tmp_path), "--budget", "quick", "--scalar",
                                 "--hp", "policy=mlp"])  # one output layer to rig below
     run = Run.create(tmp_path, build_config(args), "test")
     trainer = Trainer(run)
@@ -375,7 +376,7 @@ def test_best_finds_the_shipped_model_of_the_games_rules(tmp_path, monkeypatch):
 def test_reproduce_quick_writes_a_table_and_collect_rebuilds_it(tmp_path, capsys):
     import shutil
 
-    from baselines import reproduce
+    from baselines import render, reproduce
 
     out = tmp_path / "baselines.md"
     argv = ["--budget", "quick", "--settings", "simple_tricks_v0", "--runs", str(tmp_path / "r"),
@@ -383,13 +384,13 @@ def test_reproduce_quick_writes_a_table_and_collect_rebuilds_it(tmp_path, capsys
     assert reproduce.main([*argv, "--out", str(out)]) == 0
     text = out.read_text()
     assert "## `simple_tricks_v0`" in text
-    assert "| MaskablePPO | 1 | `first_play` | 100 pairs |" in text
-    assert "| DQN (masked) | 1 | `random` | 100 pairs |" in text
-    assert "| rule agent `heuristic` | `first_play` | 100 pairs |" in text
+    assert "| MaskablePPO | 1 | `first_play` | 500 pairs |" in text
+    assert "| DQN (masked) | 1 | `random` | 500 pairs |" in text
+    assert "| rule agent `heuristic` | `first_play` | 500 pairs |" in text
     assert "Targets for the shipped model" in text
     assert (tmp_path / "simple_tricks_v0.png").exists()
     record = json.loads(out.with_suffix(".json").read_text())["settings"]["simple_tricks_v0"]
-    labels = reproduce.plot_curves(record, tmp_path / "again.png")
+    labels = render.plot_curves(record, tmp_path / "again.png")
     assert labels == ["MaskablePPO seed 0", "DQN (masked) seed 0", "rule agent heuristic"]
     printed = capsys.readouterr().out
     assert "== simple_tricks_v0" in printed and "rule agent heuristic (same deals)" in printed
@@ -403,9 +404,9 @@ def test_reproduce_quick_writes_a_table_and_collect_rebuilds_it(tmp_path, capsys
     shutil.copyfile(reproduce.ROOT / "docs" / "games" / "simple_tricks.md", page)
     section = text.split("\n")[text.split("\n").index("## `simple_tricks_v0`") :]
     for _ in range(2):
-        reproduce.write_game_page("simple_tricks_v0", section, tmp_path)
+        render.write_game_page("simple_tricks_v0", section, tmp_path)
         new = page.read_text()
-        assert new.count(reproduce.game_page_block(section)) == 1
+        assert new.count(render.game_page_block(section)) == 1
         assert new.index("## Trained baselines") < new.index("## Version history")
 
 
@@ -464,23 +465,31 @@ def test_ppo_policy_agent_picks_the_masked_distributions_mode():
 
 
 def test_result_bonus_adds_the_match_result_to_the_last_reward_only():
+    from stable_baselines3.common.vec_env import DummyVecEnv
+
     from baselines.shaping import ResultBonus
 
     gym_env = load_spec("thirty_one_v0").factories()[2]
-    plain = gym_env(num_players=2, reward="original", opponent="greedy", learner_seat=0)
-    bonus = ResultBonus(gym_env(num_players=2, reward="original", opponent="greedy",
-                                learner_seat=0), 10.0)
-    plain.reset(seed=3)
-    bonus.reset(seed=3)
+
+    def make():
+        return gym_env(num_players=2, reward="original", opponent="greedy", learner_seat=0)
+
+    plain = DummyVecEnv([make])
+    bonus = ResultBonus(DummyVecEnv([make]), 10.0)
+    plain.seed(3)
+    bonus.seed(3)
+    plain.reset()
+    bonus.reset()
     rng = np.random.default_rng(0)
     done = False
     while not done:
-        action = int(rng.choice(np.flatnonzero(plain.action_masks())))
-        _, r_plain, term, trunc, info = plain.step(action)
+        action = np.array([rng.choice(np.flatnonzero(plain.env_method("action_masks")[0]))])
+        _, r_plain, dones, infos = plain.step(action)
         _, r_bonus, *_ = bonus.step(action)
-        done = term or trunc
-        assert r_bonus == pytest.approx(r_plain + (10.0 * info["payoff"] if term else 0.0))
-    assert info["payoff"] in (-1.0, 1.0)
+        done = bool(dones[0])
+        assert r_bonus[0] == pytest.approx(r_plain[0] + (10.0 * infos[0]["payoff"] if done
+                                                         else 0.0))
+    assert infos[0]["payoff"] in (-1.0, 1.0)
 
 
 def test_half_suit_lead_potential_is_my_teams_lead_in_eighths():
@@ -488,20 +497,29 @@ def test_half_suit_lead_potential_is_my_teams_lead_in_eighths():
 
     spec = load_spec("literature_v0")
     game = spec.make_game()
+    encoder = spec.encoders["default"](game)
     s = game.init(np.random.default_rng(0))
-    s.score = [3, 1]
+    s.score = [3, 1]  # team 0 scored half-suits 0-2, team 1 half-suit 3; the rest are live
+    s.outcome = [0, 0, 0, 1] + [-1] * 4
     phi = POTENTIALS["half_suit_lead"]
-    assert phi(game.view(s, 0)) == pytest.approx(2 / 8)
-    assert phi(game.view(s, 3)) == pytest.approx(-2 / 8)
+
+    def seen_by(seat):
+        return encoder.encode(game.view(s, seat))[None]
+
+    assert phi(encoder.layout, seen_by(0))[0] == pytest.approx(2 / 8)
+    assert phi(encoder.layout, seen_by(3))[0] == pytest.approx(-2 / 8)
 
 
 def test_imitation_fits_the_policy_to_the_agents_choices():
     from sb3_contrib import MaskablePPO
+    from stable_baselines3.common.vec_env import DummyVecEnv
 
-    from baselines.imitation import collect, fit
+    from baselines.imitation import collect, fit, scalar_actor
 
-    env = load_spec("simple_tricks_v0").factories()[2](opponent="first_play")
-    data = collect(env, "heuristic", 1500, gamma=1.0, seed=0)
+    gym_env = load_spec("simple_tricks_v0").factories()[2]
+    env = DummyVecEnv([lambda: gym_env(opponent="first_play")] * 4)
+    env.seed(0)
+    data = collect(env, scalar_actor(env, "heuristic", seed=0), 1500, gamma=1.0)
     assert len(data["actions"]) >= 1500 and data["masks"][np.arange(len(data["actions"])),
                                                            data["actions"]].all()
     assert set(np.unique(data["returns"])) <= {-1.0, 0.0, 1.0}

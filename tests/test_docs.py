@@ -89,7 +89,7 @@ def _baseline_sections() -> dict[str, list[str]]:
 def _games_with_baselines() -> list[str]:
     """The games that have a baseline setting (configs/games.yaml); a game needs none."""
     try:
-        from baselines.common import game_config, settings
+        from baselines.config import game_config, settings
     except ImportError:  # the train extra
         return []
     return [n for n in ENV_NAMES if any(game_config(s)["env"] == n for s in settings())]
@@ -98,8 +98,8 @@ def _games_with_baselines() -> list[str]:
 @pytest.mark.parametrize("name", _games_with_baselines())
 def test_each_game_page_shows_its_trained_baselines_from_the_results_page(name):
     pytest.importorskip("sb3_contrib")
-    from baselines.common import game_config, settings
-    from baselines.reproduce import game_page_block
+    from baselines.config import game_config, settings
+    from baselines.render import game_page_block
 
     sections = _baseline_sections()
     mine = [s for s in settings() if game_config(s)["env"] == name]
@@ -262,7 +262,8 @@ def _cited_files(text: str) -> tuple[list[str], list[str]]:
 
 # Files a training run writes into its run folder (baselines/common.py, Run): the docs may
 # name them, as outputs, although no run folder is in the repository.
-RUN_FOLDER_FILES = ("config.json", "command.txt", "versions.json", "eval.json", "model.json")
+RUN_FOLDER_FILES = ("config.json", "command.txt", "versions.json", "eval.json", "model.json",
+                    "pretrain.json")
 
 
 def test_the_docs_cite_only_files_that_are_in_the_repository():
@@ -288,7 +289,8 @@ def test_the_docs_cite_only_files_that_are_in_the_repository():
 
 def test_the_baselines_page_is_rendered_from_its_results_file():
     pytest.importorskip("sb3_contrib")
-    from baselines.reproduce import RESULTS, load_results, render_text
+    from baselines.final import RESULTS, load_results
+    from baselines.render import render_text
 
     text, _ = render_text(load_results(RESULTS), "img")
     assert (ROOT / "docs" / "baselines.md").read_text() == text, (

@@ -150,6 +150,19 @@ def test_importing_card_envs_imports_neither_torch_nor_the_rl_package():
     assert out.stdout.strip() == "[]"
 
 
+def test_the_package_reads_no_file_of_the_baselines_layer():
+    """``card_envs`` names no path or resource of ``baselines`` (the shipped models are its
+    own package data, ``card_envs/rl/models``): a string constant naming the baselines
+    package as a place to read from is a read across the layers."""
+    offending = []
+    for path in (ROOT / "card_envs").rglob("*.py"):
+        for node in ast.walk(ast.parse(path.read_text())):
+            if isinstance(node, ast.Constant) and isinstance(node.value, str) and (
+                    node.value == "baselines" or "baselines/" in node.value):
+                offending.append(f"{path.relative_to(ROOT)}:{node.lineno}: {node.value!r}")
+    assert not offending, offending
+
+
 @pytest.mark.parametrize("package", game_packages())
 def test_no_import_circle_inside_a_game(graph, package):
     # e.g. agents.py listing the search agent while search.py plays out with the rule agents:

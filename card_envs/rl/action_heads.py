@@ -82,14 +82,29 @@ class PerActionScorer(nn.Module):
 
     def forward(self, obs: th.Tensor) -> th.Tensor:
         facts = self.features(obs)  # (B, A, F)
-        if self.has_body:
-            summary = self.body(obs)[:, None, :].expand(-1, facts.shape[1], -1)
-            facts = th.cat([facts, summary], dim=2)
+        summary = self.body(obs) if self.has_body else None
         if len(self.heads) == 1:
-            return self.heads[0](facts).squeeze(2)
+            return self._score(self.heads[0], facts, summary)
         # each kind's actions are one run of indices: score each run with its own head
-        return th.cat([head(facts[:, start:stop]) for head, (start, stop)
-                       in zip(self.heads, self.runs, strict=True)], dim=1).squeeze(2)
+        return th.cat([self._score(head, facts[:, start:stop], summary)
+                       for head, (start, stop) in zip(self.heads, self.runs, strict=True)],
+                      dim=1)
+
+    def _score(self, head: nn.Sequential, facts: th.Tensor, summary: th.Tensor | None
+               ) -> th.Tensor:
+        """(B, k) scores: ``head`` over [facts, summary] for each action. The first layer
+        is applied to the two parts apart (the same weights and result): the summary's
+        part once per observation, not once per action."""
+        first = head[0][0]
+        f = facts.shape[2]
+        hidden = facts @ first.weight[:, :f].T  # (B, k, h)
+        if summary is not None:
+            hidden = hidden + th.nn.functional.linear(summary, first.weight[:, f:],
+                                                      first.bias)[:, None, :]
+        else:
+            hidden = hidden + first.bias
+        out = head[0][1:](hidden)  # the rest of the MLP (activation first)
+        return head[1](out).squeeze(2)
 
 
 class _PerActionExtractor(nn.Module):

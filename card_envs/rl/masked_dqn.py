@@ -68,12 +68,10 @@ def masked_max(q_values: th.Tensor, mask: th.Tensor) -> th.Tensor:
 
 
 def legal_sample(masks: np.ndarray, rng: np.random.Generator) -> np.ndarray:
-    """One uniformly random legal action per row of ``masks`` (n, actions)."""
-    out = np.empty(len(masks), dtype=np.int64)
-    for i, mask in enumerate(masks):
-        legal = np.flatnonzero(mask)
-        out[i] = legal[rng.integers(len(legal))] if len(legal) else 0
-    return out
+    """One uniformly random legal action per row of ``masks`` (n, actions), all rows at
+    once: the legal action with the largest uniform draw (0 for a row with none)."""
+    draws = rng.random(np.shape(masks))
+    return np.where(np.asarray(masks) > 0, draws, -1.0).argmax(1).astype(np.int64)
 
 
 class MaskedDQN(DQN):
@@ -103,13 +101,19 @@ class MaskedDQN(DQN):
         return np.asarray(observation[MASK_KEY]).reshape(-1, self.action_space.n)
 
     def predict(self, observation, state=None, episode_start=None, deterministic: bool = False):
-        """Greedy legal action, or with probability epsilon a uniformly random legal one."""
-        if not deterministic and np.random.rand() < self.exploration_rate:
-            actions = legal_sample(self._masks(observation), self._explore_rng)
+        """Greedy legal action, or in each game with probability epsilon (drawn game by game)
+        a uniformly random legal one."""
+        actions, state = self.policy.predict(observation, state, episode_start, deterministic)
+        if deterministic or self.exploration_rate <= 0:
+            return actions, state
+        masks = self._masks(observation)
+        explore = self._explore_rng.random(len(masks)) < self.exploration_rate
+        if explore.any():
+            actions = np.array(actions, copy=True).reshape(len(masks))
+            actions[explore] = legal_sample(masks[explore], self._explore_rng)
             if not self.policy.is_vectorized_observation(observation):
                 actions = actions[0]
-            return actions, state
-        return self.policy.predict(observation, state, episode_start, deterministic)
+        return actions, state
 
     def _sample_action(self, learning_starts, action_noise=None, n_envs: int = 1):
         if self.num_timesteps < learning_starts:

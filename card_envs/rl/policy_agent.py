@@ -3,7 +3,7 @@
 A model is saved as ``NAME.zip`` (the SB3 file) next to ``NAME.json``: the algorithm,
 the env name, the rules arguments it was trained with and the observation encoding.
 ``load_model_agent(spec, "model:PATH", game)`` gives an agent that plays any seat of
-``game``; ``"best"`` loads the model shipped for that game (``baselines/models/``).
+``game``; ``"best"`` loads the model shipped for that game (``card_envs/rl/models/``).
 ``"best+search"`` and ``"model+search:PATH"`` (``load_search_agent``) put the model in front of
 its game's search agent, which keeps the model's move unless it finds a clearly better one.
 """
@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import json
 import os
-from importlib import resources
 from pathlib import Path
 from typing import Any
 
@@ -88,6 +87,30 @@ class PolicyAgent(BaseAgent):
         return f"PolicyAgent({self.name!r}, {self.algo})"
 
 
+def policy_scores(policy, algo: str, obs: np.ndarray, mask: np.ndarray) -> th.Tensor:
+    """(k, actions): a policy's logits (PPO) or q-values (DQN) for a batch of observations
+    (one forward pass), before masking."""
+    obs_t = th.as_tensor(obs)
+    with th.inference_mode():
+        if algo == "dqn":
+            batch = {"observation": obs_t, "action_mask": th.as_tensor(mask)}
+            return policy.q_net(batch)
+        features = policy.extract_features(obs_t, policy.pi_features_extractor)
+        return policy.action_net(policy.mlp_extractor.forward_actor(features))
+
+
+def policy_actions(policy, algo: str, obs: np.ndarray, mask: np.ndarray, deterministic: bool,
+                   rng: np.random.Generator) -> np.ndarray:
+    """(k,) int64: a batch's actions, as ``PolicyAgent.act`` picks them one at a time: the
+    best legal action, or (PPO, not ``deterministic``) one drawn from the softmax over the
+    legal actions (Gumbel-max: the same distribution, one draw for the whole batch)."""
+    scores = policy_scores(policy, algo, obs, mask).numpy().astype(np.float64)
+    legal = np.asarray(mask, dtype=bool)
+    if not deterministic and algo != "dqn":
+        scores = scores - np.log(-np.log(rng.random(scores.shape)))
+    return np.where(legal, scores, -np.inf).argmax(1)
+
+
 def _best_legal(values: np.ndarray, mask: np.ndarray) -> int:
     """The legal action with the highest value (the first one on ties)."""
     legal = np.flatnonzero(mask)
@@ -125,20 +148,16 @@ def read_meta(path: Path) -> dict[str, Any]:
     return json.loads(meta_path.read_text())
 
 
-def models_dir() -> Path | None:
-    """baselines/models/ of the installed baselines package, or None without it."""
-    try:
-        return Path(str(resources.files("baselines") / "models"))
-    except ModuleNotFoundError:
-        return None
+def models_dir() -> Path:
+    """The shipped models: this package's data (``card_envs/rl/models/``; ``reproduce
+    --ship`` writes them, a plain ``pip install`` carries them)."""
+    return Path(__file__).resolve().parent / "models"
 
 
 def shipped_models(env_name: str) -> list[Path]:
-    """The models shipped for ``env_name`` in baselines/models/: ``<env>.zip`` (default
+    """The models shipped for ``env_name`` (``models_dir()``): ``<env>.zip`` (default
     rules) first, then the variants' ``<env>-<variant>.zip``."""
     root = models_dir()
-    if root is None:
-        return []
     exact = root / f"{env_name}.zip"
     return ([exact] if exact.exists() else []) + sorted(root.glob(f"{env_name}-*.zip"))
 

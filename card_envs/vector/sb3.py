@@ -6,9 +6,11 @@
 imports stable-baselines3 (the ``train`` extra); ``import card_envs`` never does.
 
 SB3 semantics: a game that ends is reset in the same step; its last observation is in
-``infos[i]["terminal_observation"]`` and ``infos[i]["TimeLimit.truncated"]`` says whether the
-step cap cut it. ``seed(s)`` before ``reset()`` seeds the batch with ``s`` (one generator for
-the whole batch; ``CardVectorEnv.reset(seed=[...])`` gives per-game seeds).
+``infos[i]["terminal_observation"]``, ``infos[i]["TimeLimit.truncated"]`` says whether the
+step cap cut it, and ``infos[i]["payoff"]`` / ``["score"]`` are the learner's result (as
+``gym_env()``'s last info carries them). ``seed(s)`` before ``reset()`` seeds the batch with
+``s`` (one generator for the whole batch; ``CardVectorEnv.reset(seed=[...])`` gives per-game
+seeds).
 """
 
 from __future__ import annotations
@@ -45,9 +47,13 @@ class CardSB3VecEnv(VecEnv):
         obs, reward, terminated, truncated, info = self.env.step(self._actions)
         dones = terminated | truncated
         infos: list[dict[str, Any]] = [{} for _ in range(self.num_envs)]
-        for i in np.flatnonzero(dones).tolist():
-            infos[i]["terminal_observation"] = info["final_obs"][i]
-            infos[i]["TimeLimit.truncated"] = bool(truncated[i] and not terminated[i])
+        if dones.any():
+            final = info["final_info"]
+            for i in np.flatnonzero(dones).tolist():
+                infos[i]["terminal_observation"] = info["final_obs"][i]
+                infos[i]["TimeLimit.truncated"] = bool(truncated[i] and not terminated[i])
+                infos[i]["payoff"] = float(final["payoff"][i])
+                infos[i]["score"] = float(final["score"][i])
         return obs, reward.astype(np.float32), dones, infos
 
     def action_masks(self) -> np.ndarray:

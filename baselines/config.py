@@ -1,0 +1,192 @@
+"""A run's settings, from one place: baselines/configs/, resolved once per run.
+
+- ``games.yaml``: each baseline setting (a game's env name, or a named variant of one): its
+  rules, training opponent, evaluation, targets, shaping and imitation;
+- ``maskable_ppo.yaml`` and ``dqn.yaml``: each algorithm's hyperparameters and budgets, a
+  ``default`` block, then the env's block, then the setting's own.
+
+``build_config(args)`` resolves a setting x algorithm x budget and the command line's
+overrides into one plain dict, the run's ``config.json``: everything after reads only that
+(training, evaluation, reproduce's drift check, the benchmark), batched and scalar paths alike.
+Measured results and the notes on how a setting was tuned live in the docs
+(docs/baselines_notes.md), not here.
+"""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from card_envs.core.agents import make_agent
+from card_envs.registry import load_spec
+from card_envs.rl.policy_agent import ALGOS
+
+CONFIGS = Path(__file__).resolve().parent / "configs"
+BUDGETS = ("quick", "full")
+
+
+def load_yaml(name: str) -> dict[str, Any]:
+    return yaml.safe_load((CONFIGS / name).read_text()) or {}
+
+
+def settings() -> list[str]:
+    """Every baseline setting of configs/games.yaml, in file order."""
+    return list(load_yaml("games.yaml"))
+
+
+def game_config(name: str) -> dict[str, Any]:
+    """How baselines train and evaluate a setting of configs/games.yaml.
+
+    A setting is an env name (``thirty_one_v0``) or a named variant of one
+    (``ninety_eight_cards_v0-original``, with ``env:`` and its own ``env_kwargs``).
+    """
+    games = load_yaml("games.yaml")
+    if name not in games:
+        raise ValueError(f"no baseline setting {name!r}; configured: {', '.join(games)}")
+    return {
+        "env": name,
+        "env_kwargs": {},
+        "opponent": "random",
+        "eval_opponents": ["random"],
+        "duplicate": False,
+        "team": False,
+        "mix": None,
+        "teammate": None,
+        "source": "",
+        "targets": [],
+        **games[name],
+        "setting": name,
+    }
+
+
+def hyperparams(algo: str, env_name: str, budget: str, setting: str | None = None
+                ) -> dict[str, Any]:
+    """The algorithm's hyperparameters for a setting: the ``default`` block, then the env's
+    own, then the setting's own (when a variant has a block of its name).
+
+    Budget-dependent entries (``{quick: ..., full: ...}``) are resolved for ``budget``.
+    """
+    if algo not in ALGOS:
+        raise ValueError(f"unknown algorithm {algo!r}; choose one of {', '.join(ALGOS)}")
+    table = load_yaml(f"{algo}.yaml")
+    merged = {**table.get("default", {}), **table.get(env_name, {})}
+    if setting is not None and setting != env_name:
+        merged.update(table.get(setting, {}))
+    out = {}
+    for key, value in merged.items():
+        if isinstance(value, dict) and set(value) <= set(BUDGETS) and value:
+            value = value[budget]
+        out[key] = value
+    return out
+
+
+def spec_and_game(env_name: str, env_kwargs: dict[str, Any]):
+    spec = load_spec(env_name)
+    return spec, spec.make_game(**env_kwargs)
+
+
+SETTINGS = ("n_envs", "timesteps", "eval_freq", "eval_games", "final_games", "torch_threads")
+def build_config(args: argparse.Namespace) -> dict[str, Any]:
+    """Every setting of a run, resolved from the command line and the YAML files."""
+    gcfg = game_config(args.env)
+    hp = hyperparams(args.algo, gcfg["env"], args.budget, gcfg["setting"])
+    for item in args.hp or []:
+        key, sep, text = item.partition("=")
+        if not sep:
+            raise ValueError(f"--hp takes KEY=VALUE, got {item!r}")
+        hp[key] = _yaml_value(text)
+    settings = {k: hp.pop(k) for k in SETTINGS if k in hp}
+    for key in ("timesteps", "n_envs", "eval_freq", "eval_games", "final_games"):
+        if getattr(args, key) is not None:
+            settings[key] = getattr(args, key)
+    opponent = args.opponent or gcfg["opponent"]
+    if isinstance(opponent, list):
+        opponent = ",".join(opponent)
+    for item in args.env_arg or []:
+        key, sep, text = item.partition("=")
+        if not sep:
+            raise ValueError(f"--env-arg takes KEY=VALUE, got {item!r}")
+        gcfg["env_kwargs"] = {**gcfg["env_kwargs"], key: _yaml_value(text)}
+    spec, game = spec_and_game(gcfg["env"], gcfg["env_kwargs"])
+    if opponent == "self" and game.num_players == 1:
+        raise ValueError(f"{spec.env_name} has one player: there is no self-play")
+    if opponent not in ("self", "solo"):
+        for name in opponent.split(","):
+            make_agent(spec, name, game)  # an unknown name fails here, before any run folder
+    return {
+        "env": gcfg["env"],
+        "setting": gcfg["setting"],
+        "algo": args.algo,
+        "opponent": opponent,
+        "mix": args.mix if args.mix is not None else gcfg.get("mix"),
+        "teammate": gcfg.get("teammate"),
+        "seed": args.seed,
+        "budget": args.budget,
+        "env_kwargs": gcfg["env_kwargs"],
+        "obs_encoding": args.obs_encoding or gcfg.get("obs_encoding", "default"),
+        "eval_opponents": gcfg["eval_opponents"],
+        "duplicate": gcfg["duplicate"],
+        "team": gcfg["team"],
+        "shaping": parse_shaping(args.shaping) if args.shaping else gcfg.get("shaping"),
+        "select": gcfg.get("select"),
+        "pretrain": parse_pretrain(args.pretrain) if args.pretrain
+        else _for_budget(gcfg.get("pretrain"), args.budget),
+        "result_bonus": args.result_bonus if args.result_bonus is not None
+        else gcfg.get("result_bonus"),
+        "init_from": args.init_from,
+        "scalar": bool(args.scalar),
+        "search": gcfg.get("search"),
+        "targets": gcfg.get("targets", []),
+        **settings,
+        "hyperparams": hp,
+    }
+
+
+def _for_budget(block: dict[str, Any] | None, budget: str) -> dict[str, Any] | None:
+    """A config block with its ``{quick: ..., full: ...}`` entries resolved for ``budget``."""
+    if not block:
+        return block
+    return {k: v[budget] if isinstance(v, dict) and set(v) <= set(BUDGETS) and v else v
+            for k, v in block.items()}
+
+
+def _yaml_value(text: str) -> Any:
+    """A command-line value read as YAML, with ``1e-4`` a number (YAML 1.1 reads a string)."""
+    value = yaml.safe_load(text)
+    if isinstance(value, str):
+        try:
+            return float(value)
+        except ValueError:
+            pass
+    return value
+
+
+def parse_shaping(text: str) -> dict[str, Any] | None:
+    """``"lives_lead:0.5"`` -> {potential: lives_lead, scale: 0.5}; ``"none"`` -> None."""
+    if text == "none":
+        return None
+    name, _, scale = text.partition(":")
+    try:
+        return {"potential": name, "scale": float(scale) if scale else 1.0}
+    except ValueError as err:
+        raise ValueError(f"--shaping takes POTENTIAL[:SCALE] or none, got {text!r}") from err
+
+
+def parse_pretrain(text: str) -> dict[str, Any]:
+    """``"heuristic,20000,10"`` -> {agent: heuristic, decisions: 20000, epochs: 10};
+    ``"records:FILE,10"`` -> {records: FILE, epochs: 10} (recorded games, docs/records.md)."""
+    if text.startswith("records:"):
+        path, _, epochs = text[len("records:"):].partition(",")
+        if not path or (epochs and not epochs.isdigit()):
+            raise ValueError(f"--pretrain takes records:FILE[,EPOCHS], got {text!r}")
+        return {"records": path, **({"epochs": int(epochs)} if epochs else {})}
+    parts = text.split(",")
+    if len(parts) not in (2, 3) or not all(x.isdigit() for x in parts[1:]):
+        raise ValueError(f"--pretrain takes AGENT,DECISIONS[,EPOCHS], got {text!r}")
+    out: dict[str, Any] = {"agent": parts[0], "decisions": int(parts[1])}
+    if len(parts) == 3:
+        out["epochs"] = int(parts[2])
+    return out

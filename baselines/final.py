@@ -1,0 +1,209 @@
+"""The final evaluation of a reproduce: each finished run's results, the shipped run, the
+rule agents on the same deals, the search rows, the targets, and docs/baselines.json."""
+
+from __future__ import annotations
+
+import json
+import multiprocessing as mp
+import platform
+import time
+from pathlib import Path
+from typing import Any
+
+from baselines.common import Run, evaluate_agent, result_row
+from baselines.config import build_config, game_config, spec_and_game
+from baselines.evaluation import evaluate
+from baselines.train import FINAL_SEED, selection
+from baselines.train import parser as train_parser
+from card_envs.core.evaluation import Z95, wilson
+from card_envs.rl.policy_agent import guided_search, load_model_agent
+
+ROOT = Path(__file__).resolve().parents[1]
+
+RESULTS = ROOT / "docs" / "baselines.json"
+
+
+def pooled(rows: list[dict[str, Any]]) -> dict[str, Any]:
+    """Results of several runs against one opponent, pooled: counts add up."""
+    out: dict[str, Any] = {"opponent": rows[0]["opponent"], "kind": rows[0]["kind"]}
+    for what in ("wins", "draws", "losses", "games"):
+        out[what] = sum(r[what] for r in rows)
+    for what in ("wins", "draws", "losses"):
+        out[f"{what}_rate"] = out[what] / out["games"]
+        out[f"{what}_low"], out[f"{what}_high"] = wilson(out[what], out["games"])
+    decided = out["wins"] + out["losses"]
+    out["decided_rate"] = out["wins"] / decided if decided else 0.0
+    out["decided_low"], out["decided_high"] = wilson(out["wins"], decided)
+    if "mean_score" in rows[0]:
+        n = out["games"]
+        total = sum(r["score_sum"] for r in rows)
+        sq = sum(r["score_sq_sum"] for r in rows)
+        mean = total / n
+        var = max(0.0, (sq - n * mean * mean) / max(n - 1, 1))
+        half = Z95 * (var / n) ** 0.5
+        # inside the range of the runs' own intervals, which lie inside the scores seen
+        low = max(mean - half, min(r["score_low"] for r in rows))
+        high = min(mean + half, max(r["score_high"] for r in rows))
+        out.update(mean_score=mean, score_low=low, score_high=high)
+    if "mean_place" in rows[0]:
+        counts = [sum(c) for c in zip(*(r["place_counts"] for r in rows), strict=True)]
+        out["place_counts"] = counts
+        out["mean_place"] = sum(k * c for k, c in enumerate(counts, 1)) / max(sum(counts), 1)
+    out["per_seed"] = [r.get("mean_score", r["wins_rate"]) for r in rows]
+    return out
+
+
+def reference_rows(setting: str, games: int, seed: int = FINAL_SEED) -> dict[str, dict]:
+    """The setting's reference rule agents in the model's place, on the final evaluation's
+    deals: ``{agent: {opponent: result row}}``."""
+    cfg = game_config(setting)
+    spec, game = spec_and_game(cfg["env"], cfg["env_kwargs"])
+    out: dict[str, dict] = {}
+    for agent_name in reference_agents(setting):
+        rows = out[agent_name] = {}
+        for opponent in cfg["eval_opponents"]:
+            result = evaluate(spec, game, agent_name, opponent, games, seed, cfg["duplicate"],
+                              cfg["team"])
+            rows[opponent] = result_row(result, opponent)
+    return out
+
+
+def reference_agents(setting: str) -> list[str]:
+    """The rule agents a setting's table shows as reference: ``reference`` in games.yaml,
+    else the game's strongest rule agent."""
+    cfg = game_config(setting)
+    spec, _ = spec_and_game(cfg["env"], cfg["env_kwargs"])
+    return list(cfg.get("reference") or [spec.strongest_agent])
+
+
+def collect(run_dir: str) -> dict[str, Any]:
+    """A finished run's results (eval.json), learning curve and settings, as plain data."""
+    run = Run(Path(run_dir))
+    cfg = run.config
+    ev = json.loads((run.path / "eval.json").read_text())
+    spec, game = spec_and_game(cfg["env"], cfg["env_kwargs"])
+    return {
+        "setting": cfg["setting"],
+        "algo": cfg["algo"],
+        "seed": cfg["seed"],
+        "timesteps": ev["timesteps"],
+        "trained_timesteps": ev.get("trained_timesteps", ev["timesteps"]),
+        "wall_s": ev["wall_s"],
+        "mode": ev.get("mode", "greedy"),
+        "selection": ev.get("selection"),
+        "results": ev["results"],
+        "by_mode": ev.get("by_mode", {"greedy": ev["results"]}),
+        "final_games": cfg["final_games"],
+        "curve": run.curve(),
+        "path": run_dir,
+        "solo": game.num_players == 1,
+    }
+
+
+def config_drift(run_dir: str, timesteps: int | None = None) -> list[str]:
+    """How a finished run's settings differ from what configs/ gives its setting, algorithm,
+    seed and budget today (and ``--timesteps``, if given; empty when they agree): a table
+    rebuilt by ``--collect`` must describe what ``reproduce`` would train."""
+    cfg = Run(Path(run_dir)).config
+    argv = ["--env", cfg["setting"], "--algo", cfg["algo"], "--seed", str(cfg["seed"]),
+            "--budget", cfg["budget"]]
+    if timesteps:
+        argv += ["--timesteps", str(timesteps), "--eval-freq", str(timesteps // 2)]
+    expected = build_config(train_parser().parse_args(argv))
+    unused = {"pretrain"} if cfg["algo"] != "maskable_ppo" else set()  # only PPO imitates
+    return [f"{key}: run {cfg.get(key)!r}, configs {expected.get(key)!r}"
+            for key in sorted((set(cfg) | set(expected)) - unused)
+            if cfg.get(key) != expected.get(key)]
+
+
+def shipped_run(setting: str, runs: list[dict]) -> dict | None:
+    """The run to ship: the best figure on the selection deals (never the final ones)."""
+    candidates = [r for r in runs if r.get("selection")]
+    if not candidates:
+        return None
+    higher = selection(game_config(setting))["higher"]
+    return (max if higher else min)(candidates, key=lambda r: r["selection"]["value"])
+
+
+def search_rows(setting: str, model_file: Path, games: int, seed: int = FINAL_SEED
+                ) -> dict[str, Any] | None:
+    """The setting's ``search`` (games.yaml: a search agent and its budget) guided by the
+    model in ``model_file``, against every evaluation opponent on the final evaluation's deals
+    (``card-envs evaluate GAME best+search OPPONENT`` for a shipped model); None when the
+    setting plays without search."""
+    cfg = game_config(setting)
+    if not cfg.get("search"):
+        return None
+    spec, game = spec_and_game(cfg["env"], cfg["env_kwargs"])
+    model = load_model_agent(spec, f"model:{model_file}", game)
+    rows = []
+    for opponent in cfg["eval_opponents"]:
+        agent = guided_search(spec, model, game, cfg["search"])
+        result = evaluate_agent(spec, game, agent, opponent, games, seed, cfg["duplicate"],
+                                cfg["team"])
+        rows.append(result_row(result, opponent))
+    return {**cfg["search"], "results": rows}
+
+
+def setting_record(setting: str, runs: list[dict], budget: str) -> dict:
+    """What docs/baselines.json keeps of a setting: its runs, the shipped one (and its play
+    with search, for a setting that has one), the rule agents' reference rows."""
+    games = runs[0]["final_games"]
+    shipped = shipped_run(setting, runs)
+    search = (None if shipped is None
+              else search_rows(setting, Path(shipped["path"]) / "model.zip", games))
+    return {
+        "setting": setting,
+        "budget": budget,
+        "date": time.strftime("%Y-%m-%d"),
+        "machine": f"{platform.machine()} with {mp.cpu_count()} CPUs, no GPU",
+        "final_seed": FINAL_SEED,
+        "runs": [{k: v for k, v in r.items() if k != "path"} for r in runs],
+        "shipped": None if shipped is None else {k: v for k, v in shipped.items()
+                                                 if k not in ("path", "curve")},
+        "search": search,
+        "reference": reference_rows(setting, games),
+    }
+
+
+def load_results(path: Path | None = None) -> dict:
+    """docs/baselines.json: every setting's record of its last full-budget run."""
+    path = path or RESULTS
+    return json.loads(path.read_text()) if path.exists() else {"settings": {}}
+
+
+def _row(rows: list[dict], opponent: str) -> dict | None:
+    return next((x for x in rows if x["opponent"] == opponent), None)
+
+
+def check_target(target: dict, record: dict) -> tuple[bool, str]:
+    """Whether the shipped model meets ``target``, with the figures that say so."""
+    played = record.get("search") if target.get("play") == "search" else record.get("shipped")
+    row = _row(played["results"], target["opponent"]) if played else None
+    if row is None:
+        return False, "not measured"
+    metric = target["metric"]
+    value = row[metric]
+    shown = _figure(row, metric)
+    if "beats_agent" in target:
+        ref = record["reference"].get(target["beats_agent"], {}).get(target["opponent"])
+        if ref is None:
+            return False, f"{shown}; {target['beats_agent']} not measured"
+        margin = target.get("margin", 0)
+        ok = value > ref[metric] + margin
+        return ok, f"{shown} vs {target['beats_agent']} {_figure(ref, metric)} on the same deals"
+    if "below" in target:
+        return value < target["below"], f"{shown}"
+    if "above" in target:
+        return value > target["above"], f"{shown}"
+    return value >= target["at_least"], f"{shown}"
+
+
+def _figure(row: dict, metric: str) -> str:
+    """A metric of a result row with its 95% interval."""
+    if metric == "mean_score":
+        return f"{row['mean_score']:.2f} [{row['score_low']:.2f}, {row['score_high']:.2f}]"
+    if metric == "mean_payoff":
+        return f"{row['mean_payoff']:+.3f}"
+    what = metric.removesuffix("_rate")
+    return f"{row[metric]:.1%} [{row[f'{what}_low']:.1%}, {row[f'{what}_high']:.1%}]"

@@ -1,0 +1,400 @@
+"""Rendering a reproduce's records: docs/baselines.md, the learning curves under docs/img/,
+each game page's copy of its section, and the quick budget's terminal tables.
+
+A setting's notes (how it was tuned, what was tried) come from docs/baselines_notes.md, one
+``## `setting` `` section each; measured results come from the records only."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from baselines.config import game_config, settings, spec_and_game
+from baselines.final import ROOT, _figure, _row, check_target, pooled
+from baselines.train import selection
+from card_envs.doctables import page_path
+from card_envs.rl.policy_agent import ALGOS
+
+ALGO_NAMES = {"maskable_ppo": "MaskablePPO", "dqn": "DQN (masked)"}
+
+
+METRIC_NAMES = {
+    "wins_rate": "win rate",
+    "decided_rate": "wins of decided games",
+    "losses_rate": "loss rate",
+    "mean_score": "mean score",
+    "mean_payoff": "mean payoff",
+}
+
+
+def target_text(target: dict) -> str:
+    """A target in words; ``play: search`` targets the model playing with its search."""
+    text = _target_words(target)
+    return f"with search, {text}" if target.get("play") == "search" else text
+
+
+def _target_words(target: dict) -> str:
+    metric = METRIC_NAMES[target["metric"]]
+    if "beats_agent" in target:
+        margin = target.get("margin", 0)
+        by = f" by more than {margin:g}" if margin else ""
+        return f"{metric} above `{target['beats_agent']}`'s{by}"
+    if "below" in target:
+        return f"{metric} against `{target['opponent']}` below {target['below']:.1%}"
+    if "above" in target:
+        return f"{metric} against `{target['opponent']}` above {target['above']:.1%}"
+    return f"{metric} against `{target['opponent']}` at least {target['at_least']:.1%}"
+
+
+def _pct(row: dict, what: str) -> str:
+    return f"{row[f'{what}_rate']:.1%} [{row[f'{what}_low']:.1%}, {row[f'{what}_high']:.1%}]"
+
+
+def _score(row: dict) -> str:
+    if "mean_place" in row and "mean_score" not in row:
+        return f"mean place {row['mean_place']:.2f}"
+    if "mean_score" not in row:
+        return ""
+    low, high = row["score_low"], row["score_high"]
+    return f"{row['mean_score']:.2f} [{low:.2f}, {high:.2f}]"
+
+
+def _wall(seconds: float) -> str:
+    return f"{seconds:.0f} s" if seconds < 120 else f"{seconds / 60:.1f} min"
+
+
+def search_label(search: dict) -> str:
+    """How a setting's search is named in tables: the agent name that plays it."""
+    return f"the model guiding `{search['agent']}:{search['budget']}` (`best+search`)"
+
+
+def _run_name(run: dict) -> str:
+    return f"{ALGO_NAMES[run['algo']]} seed {run['seed']} ({run['mode']} play)"
+
+
+SEARCH_SENTENCE = (
+    "The *shipped + search* rows are the shipped model guiding the game's search agent "
+    "(`card-envs evaluate GAME best+search OPPONENT`): the search keeps the model's move unless "
+    "another beats it clearly on worlds sampled from the seat's view; see the notes above.")
+
+
+TABLE_HEAD = [
+    "| agent | opponent | games | win [95% CI] | draw | loss [95% CI] "
+    "| won of decided [95% CI] | mean score [95% CI] |",
+    "|---|---|---|---|---|---|---|---|",
+]
+
+
+def _table_row(agent: str, row: dict) -> str:
+    unit = " pairs" if row["kind"] == "duplicate" else ""
+    return (f"| {agent} | `{row['opponent']}` | {row['games']}{unit} | {_pct(row, 'wins')} "
+            f"| {row['draws_rate']:.1%} | {_pct(row, 'losses')} | {_pct(row, 'decided')} "
+            f"| {_score(row)} |")
+
+
+def opponent_words(opponent: str | list[str]) -> str:
+    """``[a, a, b, a]`` -> "`a` (3 of 4 environments) and `b` (1 of 4)"."""
+    if isinstance(opponent, str):
+        return f"`{opponent}`"
+    counts = {name: opponent.count(name) for name in dict.fromkeys(opponent)}
+    if len(counts) == 1:
+        return f"`{opponent[0]}`"
+    n = len(opponent)
+    parts = [f"`{name}` ({k} of {n} environments)" if i == 0 else f"`{name}` ({k} of {n})"
+             for i, (name, k) in enumerate(counts.items())]
+    return ", ".join(parts[:-1]) + " and " + parts[-1]
+
+
+NOTES = ROOT / "docs" / "baselines_notes.md"
+
+
+def setting_notes(setting: str, path: Path | None = None) -> str:
+    """A setting's notes: its ``## `setting` `` section of docs/baselines_notes.md, joined
+    into one paragraph ("" when it has none)."""
+    path = path or NOTES
+    if not path.exists():
+        return ""
+    text = path.read_text()
+    head = f"## `{setting}`\n"
+    if head not in text:
+        return ""
+    body = text.split(head, 1)[1].split("\n## ", 1)[0]
+    return " ".join(body.split())
+
+
+def rules_sentence(setting: str) -> str:
+    cfg = game_config(setting)
+    args = ", ".join(f"{k}={v!r}" for k, v in cfg["env_kwargs"].items()) or "default rules"
+    text = f"Rules: {args}. Training opponent: {opponent_words(cfg['opponent'])}"
+    if cfg.get("mix"):
+        text += f" (mixed with `{cfg['mix']}`)"
+    text += ". "
+    if cfg["duplicate"]:
+        text += ("Duplicate deals: each deal is played twice, seats swapped; a pair is won by "
+                 "the side that scores more over both games. ")
+    if cfg["team"]:
+        text += "The model plays every seat of its team (the opponents every seat of theirs). "
+    return text
+
+
+def setting_section(record: dict, img: str | None) -> list[str]:
+    """The markdown section of one setting, from its record in docs/baselines.json."""
+    setting = record["setting"]
+    cfg = game_config(setting)
+    runs = record["runs"]
+    wall = sum(r["wall_s"] for r in runs)
+    lines = [f"## `{setting}`", "", rules_sentence(setting), "",
+             f"Trained on {record['date']}, {record['machine']}, budget `{record['budget']}`: "
+             f"{len(runs)} runs, {_wall(wall)} of training."]
+    if cfg.get("score"):
+        lines += ["", f"Score: {cfg['score']}."]
+    if cfg["source"]:
+        lines += ["", f"Source: {cfg['source']}."]
+    notes = setting_notes(setting)
+    if notes:
+        lines += ["", notes]
+    shipped = record.get("shipped")
+    games = runs[0]["final_games"] if runs else 0
+    lines += ["", f"Final evaluation: {games} games (pairs where duplicate) per opponent, seats "
+              f"rotated, on deals of seed {record['final_seed']} that no run trained or "
+              "selected its checkpoint on. The rule agents' rows put that agent in the "
+              "model's place on the same deals."
+              + (f" {SEARCH_SENTENCE}" if record.get("search") else ""), ""]
+    lines += TABLE_HEAD
+    if shipped:
+        for row in shipped["results"]:
+            lines.append(_table_row(f"shipped: {_run_name(shipped)}", row))
+    search = record.get("search")
+    if shipped and search:
+        for row in search["results"]:
+            lines.append(_table_row(f"shipped + search: {search_label(search)}", row))
+    for agent, rows in record["reference"].items():
+        for opponent in cfg["eval_opponents"]:
+            lines.append(_table_row(f"rule agent `{agent}`", rows[opponent]))
+    lines += ["", "Every run, pooled per algorithm (each run in the play mode it kept):", "",
+              TABLE_HEAD[0].replace("| agent |", "| algorithm | runs |"),
+              TABLE_HEAD[1] + "---|"]
+    for algo in ALGOS:
+        mine = [r for r in runs if r["algo"] == algo]
+        if not mine:
+            continue
+        for opponent in cfg["eval_opponents"]:
+            row = pooled([_row(r["results"], opponent) for r in mine])
+            lines.append(_table_row(f"{ALGO_NAMES[algo]} | {len(mine)}", row))
+    sel = selection(cfg)
+    lines += ["", f"Greedy and sampled play of each run ({METRIC_NAMES[sel['metric']]} against "
+              f"`{sel['opponent']}`, final deals; the run keeps the mode that did better on the "
+              "selection deals):", "",
+              "| run | steps trained | checkpoint kept | greedy | sampled | kept | wall time |",
+              "|---|---|---|---|---|---|---|"]
+    for r in runs:
+        figures = {}
+        for mode in ("greedy", "sampled"):
+            row = _row(r["by_mode"].get(mode, []), sel["opponent"])
+            figures[mode] = _figure(row, sel["metric"]) if row else "(greedy only)"
+        lines.append(f"| {ALGO_NAMES[r['algo']]} seed {r['seed']} | {r['trained_timesteps']:,} "
+                     f"| {r['timesteps']:,} | {figures['greedy']} | {figures['sampled']} "
+                     f"| {r['mode']} | {_wall(r['wall_s'])} |")
+    if cfg["targets"]:
+        lines += ["", "Targets for the shipped model:", ""]
+        for target in cfg["targets"]:
+            ok, detail = check_target(target, record)
+            lines.append(f"- {target_text(target)}: **{'reached' if ok else 'not reached'}** "
+                         f"({detail})")
+    if img:
+        lines += ["", f"![learning curves of {setting}]({img})"]
+    return lines + [""]
+
+
+BASELINES_BEGIN = "<!-- BEGIN BASELINES -->"
+
+
+BASELINES_END = "<!-- END BASELINES -->"
+
+
+def game_page_block(section: list[str]) -> str:
+    """A game page's copy of its settings' sections of docs/baselines.md."""
+    body = []
+    for line in section:
+        if line.startswith("## "):
+            line = "#" + line
+        elif line.startswith("!["):
+            line = line.replace("](img/", "](../img/")
+        body.append(line.replace("](sources.md", "](../sources.md"))
+    return "\n".join(
+        [
+            BASELINES_BEGIN,
+            "<!-- copied from docs/baselines.md by `python -m baselines.reproduce --budget full`;"
+            " do not edit -->",
+            "",
+            *body,
+            BASELINES_END,
+        ]
+    )
+
+
+def write_game_page(env_name: str, section: list[str], root: Path = ROOT) -> None:
+    """Put the trained baselines' results in the game's docs page (before its version history)."""
+    path = page_path(env_name, root)
+    text = path.read_text()
+    block = game_page_block(section)
+    if BASELINES_BEGIN in text:
+        start = text.index(BASELINES_BEGIN)
+        end = text.index(BASELINES_END, start) + len(BASELINES_END)
+        text = text[:start] + block + text[end:]
+    else:
+        head, sep, tail = text.partition("## Version history")
+        intro = (
+            "## Trained baselines\n\nMaskablePPO and masked DQN trained by `baselines/` "
+            "(see [the baselines page](../baselines.md) for every game, the hyperparameters and "
+            "how to rerun them).\n\n"
+        )
+        text = head + intro + block + "\n\n" + sep + tail
+    path.write_text(text)
+
+
+def plot_curves(record: dict, path: Path) -> list[str]:
+    """Every run's learning curve (the selection figure, greedy play) with a line per
+    reference rule agent's figure on the final deals; returns the legend's labels."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    setting = record["setting"]
+    sel = selection(game_config(setting))
+    key = sel["metric"]
+    fig, ax = plt.subplots(figsize=(6.4, 3.6))
+    for r in record["runs"]:
+        curve = [c for c in r["curve"] if key in c]
+        if curve:
+            ax.plot([c["timesteps"] for c in curve], [c[key] for c in curve],
+                    label=f"{ALGO_NAMES[r['algo']]} seed {r['seed']}")
+    for i, (agent, rows) in enumerate(record["reference"].items()):
+        row = rows.get(sel["opponent"])
+        if row is not None and key in row:
+            ax.axhline(row[key], color=f"C{7 + i}", linestyle="--", linewidth=1,
+                       label=f"rule agent {agent}")
+    ax.set_ylabel(f"{METRIC_NAMES[key]} vs {sel['opponent']}")
+    ax.set_xlabel("training steps")
+    ax.set_title(f"{setting} (greedy play on selection deals)")
+    ax.legend(fontsize=7)
+    labels = [text.get_text() for text in ax.get_legend().get_texts()]
+    fig.tight_layout()
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fig.savefig(path, dpi=100)
+    plt.close(fig)
+    return labels
+
+
+def render_text(results: dict, img_dir: str | None) -> tuple[str, dict[str, list[str]]]:
+    """docs/baselines.md's text from every setting's record, in configs/games.yaml order,
+    with plots under ``img_dir`` (relative to the page; None: no plots), and each game
+    page's sections."""
+    records = [results["settings"][s] for s in settings() if s in results["settings"]]
+    lines = [
+        "# Baselines",
+        "",
+        "Generated by `python -m baselines.reproduce --budget full --jobs 2 --ship` from "
+        "docs/baselines.json (each setting's section says when and on what machine it ran). "
+        "Do not edit: rerun it (`--settings X` redoes X and keeps the rest).",
+        "",
+        "How to read a section. Each setting trains MaskablePPO and masked DQN (SB3) against "
+        "its training opponent; a run keeps its best checkpoint, judged on selection deals, "
+        "in greedy play (the most likely legal action) or sampled play, whichever did better. "
+        "The shipped model (`best` in `card-envs evaluate` and `play`) is the run with the "
+        "best selection figure. All figures come from a final evaluation on fresh deals with "
+        "95% intervals (Wilson for rates, normal for mean scores): *win*, *draw* and *loss* "
+        "are the game's own outcome for the model's seat (or team, or duplicate pair); *won of "
+        "decided* is wins / (wins + losses); the score is the game's own count, named per "
+        "setting. Policies, self-play, imitation and the choice of checkpoints: "
+        "[policies.md](policies.md). Hyperparameters and budgets: `baselines/configs/`; "
+        "settings and targets: `baselines/configs/games.yaml`; how each setting was tuned: "
+        "[baselines_notes.md](baselines_notes.md).",
+        "",
+    ]
+    pages: dict[str, list[str]] = {}
+    for record in records:
+        setting = record["setting"]
+        img = None if img_dir is None else str(Path(img_dir) / f"{setting}.png")
+        section = setting_section(record, img)
+        lines += section
+        pages.setdefault(game_config(setting)["env"], []).extend(section)
+    return "\n".join(lines), pages
+
+
+def render(results: dict, img_dir: Path | None, out: Path, plot: bool = True,
+           root: Path = ROOT) -> str:
+    """Write docs/baselines.md (or ``out``) from the records, the plots into ``img_dir``,
+    and, for docs/baselines.md itself, each game page's copy of its sections."""
+    if img_dir is not None and plot:
+        for setting, record in results["settings"].items():
+            if setting in settings():
+                plot_curves(record, img_dir / f"{setting}.png")
+    rel = None if img_dir is None else str(img_dir.resolve().relative_to(out.parent.resolve()))
+    text, pages = render_text(results, rel)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    out.write_text(text)
+    if out.resolve() == (root / "docs" / "baselines.md").resolve():
+        for env_name, section in pages.items():
+            write_game_page(env_name, section, root)
+    return text
+
+
+def quick_report(setting: str, record: dict, full: dict | None) -> str:
+    """A short plain-text table of one setting for the terminal: this run beside the rule
+    agents on the same deals and the full-budget shipped model from docs/baselines.json."""
+    cfg = game_config(setting)
+    spec, game = spec_and_game(cfg["env"], cfg["env_kwargs"])
+    solo = game.num_players == 1
+    head = f"== {setting}: {spec.name.replace('_', ' ')}, {game.num_players} player(s)"
+    head += ", duplicate deals" if cfg["duplicate"] else ""
+    head += ", team play" if cfg["team"] else ""
+    out = [head]
+    if cfg.get("score"):
+        out.append(f"   score = {cfg['score']}")
+    if solo:
+        out.append("   each cell: mean score [95% interval] over the games played")
+    else:
+        unit = "pairs" if cfg["duplicate"] else "games"
+        out.append(f"   each cell: {unit} won / lost, in % (the rest are draws), against that "
+                   "opponent in every other seat" + (" of the other team" if cfg["team"] else ""))
+    opponents = cfg["eval_opponents"]
+    width = 22
+
+    def cell(row: dict | None) -> str:
+        if row is None:
+            return "-".ljust(width)
+        if solo:
+            return f"{row['mean_score']:.1f} [{row['score_low']:.1f}, {row['score_high']:.1f}]" \
+                .ljust(width)
+        return f"{row['wins_rate']:.0%} / {row['losses_rate']:.0%}".ljust(width)
+
+    label_width = 38
+
+    def line(label: str, row_of) -> None:
+        """One table line: ``label``, then ``row_of(opponent)``'s cell per opponent."""
+        out.append("   " + label.ljust(label_width) + "".join(cell(row_of(o)) for o in opponents))
+
+    out.append("   " + "against:".ljust(label_width) + "".join(o.ljust(width) for o in opponents))
+    for r in record["runs"]:
+        line(f"{ALGO_NAMES[r['algo']]}, {r['trained_timesteps']:,} steps ({r['mode']})",
+             lambda o, r=r: _row(r["results"], o))
+    search = record.get("search")
+    if search and record.get("shipped"):
+        line(f"{ALGO_NAMES[record['shipped']['algo']]} + {search['agent']}:{search['budget']} "
+             "search", lambda o: _row(search["results"], o))
+    for agent, rows in record["reference"].items():
+        line(f"rule agent {agent} (same deals)", rows.get)
+    if full and full.get("shipped"):
+        shipped = full["shipped"]
+        line(f"full budget: {ALGO_NAMES[shipped['algo']]} (shipped)",
+             lambda o: _row(shipped["results"], o))
+        if full.get("search"):
+            line("full budget: shipped + search", lambda o: _row(full["search"]["results"], o))
+    elif full is None:
+        out.append("   (no full-budget result for this setting in docs/baselines.json yet)")
+    games = record["runs"][0]["final_games"]
+    out.append(f"   ({games} {'pairs' if cfg['duplicate'] else 'games'} per cell; the quick "
+               "budget trains for minutes, the full one for up to 45 minutes per run: see "
+               "docs/baselines.md)")
+    return "\n".join(out)
