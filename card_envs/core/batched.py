@@ -136,6 +136,14 @@ def slot_indices(arg: str, value: Any, num_envs: int) -> np.ndarray:
     """``value`` as int64 slot numbers: a (B,) bool mask (its True slots) or integers in
     0..B-1; ValueError naming ``arg`` for anything else (floats, negatives, out of range)."""
     array = np.asarray(value)
+    if array.dtype == np.int64 and array.ndim == 1:  # the common case, checked by its extremes
+        if len(array) and (array.min() < 0 or array.max() >= num_envs):
+            bad = np.flatnonzero((array < 0) | (array >= num_envs))[0]
+            raise ValueError(
+                f"{arg}: slot {array[bad]} (at position {bad}) is out of range; "
+                f"slots are 0..{num_envs - 1}"
+            )
+        return array
     if array.dtype == bool:
         if array.shape != (num_envs,):
             raise ValueError(

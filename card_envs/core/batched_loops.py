@@ -116,11 +116,14 @@ def _play(step, s, cfg, slots, actions, rngs, rng_of, zeroed=False):  # pragma: 
             for q in range(s.rewards.shape[1]):
                 s.rewards[i, q] = 0.0
     step(s, cfg, slots, actions, rngs, rng_of)
+    steps, terminated, truncated, mask = s.steps, s.terminated, s.truncated, s.mask
     for i in slots:
-        s.steps[i] += 1
-        if not s.terminated[i] and s.steps[i] >= cfg.max_steps:
-            s.truncated[i] = True
-    _close(s, slots)
+        steps[i] += 1
+        if not terminated[i] and steps[i] >= cfg.max_steps:
+            truncated[i] = True
+        if terminated[i] or truncated[i]:
+            for a in range(mask.shape[1]):
+                mask[i, a] = 0
 
 
 @njit(inline="always")
@@ -208,12 +211,14 @@ def turn_moves(s, cfg, rows, actions, kind, rngs, rng_of,
     EXTERNAL seat's ``actions[r]``). A learner's game that ends keeps its results and is
     dealt again (SAME_STEP autoreset), as often as a new game ends before the learner's first
     move. The first game where the learner got no move in ``max_deals`` deals, or -1."""
+    terminated, truncated, current_player, rewards = (s.terminated, s.truncated,
+                                                      s.current_player, s.rewards)
     n = cfg.num_players
     k = len(rows)
     if kind == EXTERNAL_MOVE:
         _play(STEP, s, cfg, rows, actions, rngs, rng_of)
         for i in rows:
-            earned[i] += s.rewards[i, seat[i]]
+            earned[i] += rewards[i, seat[i]]
     else:
         for i in rows:
             ended[i] = False
@@ -225,7 +230,7 @@ def turn_moves(s, cfg, rows, actions, kind, rngs, rng_of,
         else:  # gym_env.step: the learner's move pays after what waited since the deal
             _play(STEP, s, cfg, rows, actions, rngs, rng_of)
             for i in rows:
-                reward[i] = pending[i] + s.rewards[i, seat[i]]
+                reward[i] = pending[i] + rewards[i, seat[i]]
                 pending[i] = 0.0
     todo = rows.copy()
     over = np.empty(k, np.int64)
@@ -243,11 +248,11 @@ def turn_moves(s, cfg, rows, actions, kind, rngs, rng_of,
         num_over = num_again = num_movers = 0
         for i in todo:
             waiting[i] = False
-            if s.terminated[i] or s.truncated[i]:
+            if terminated[i] or truncated[i]:
                 if not fresh[i]:  # the learner's game ended: its results, then a new one
                     reward[i] += earned[i]
                     ended[i] = True
-                    final_truncated[i] = s.truncated[i]
+                    final_truncated[i] = truncated[i]
                     fresh[i] = True
                     over[num_over] = i
                     num_over += 1
@@ -258,7 +263,7 @@ def turn_moves(s, cfg, rows, actions, kind, rngs, rng_of,
                 again[num_again] = i
                 num_again += 1
                 continue
-            p = s.current_player[i]
+            p = current_player[i]
             if p == seat[i]:
                 if fresh[i]:
                     pending[i] = earned[i]
@@ -301,7 +306,7 @@ def turn_moves(s, cfg, rows, actions, kind, rngs, rng_of,
                 done_agents += size
             _play(STEP, s, cfg, mover_rows, chosen[:num_movers], rngs, rng_of)
             for i in mover_rows:
-                earned[i] += s.rewards[i, seat[i]]
+                earned[i] += rewards[i, seat[i]]
         todo = np.concatenate((again[:num_again], movers[:num_movers]))
     return -1
 

@@ -147,8 +147,8 @@ class CardVectorEnv(VectorEnv):
         infos: dict[str, Any] = {}
         if turns.ended.any():
             done = turns.ended.copy()
-            final_obs = turns.final_obs.copy()
-            final_obs[~done] = 0.0
+            final_obs = np.zeros_like(turns.final_obs)  # zero pages: only ended rows written
+            final_obs[done] = turns.final_obs[done]
             infos["final_obs"] = final_obs
             infos["_final_obs"] = done
             infos["final_info"] = {
