@@ -15,24 +15,9 @@ from __future__ import annotations
 
 from typing import Any
 
-import numpy as np
-
 from baselines.common import evaluate_agent, model_lineup
 from card_envs.core.evaluation import MatchResult
-from card_envs.rl.policy_agent import PolicyAgent, policy_actions
-
-
-def as_player(agent: PolicyAgent, seed: int):
-    """A ``Player`` of a trained model: its greedy or sampled action for a batch of
-    observations, in one forward pass."""
-    from card_envs.vector.selfplay import Player
-
-    rng = np.random.default_rng([seed, 7])
-
-    def policy(obs, mask, rows, state):
-        return policy_actions(agent.policy, agent.algo, obs, mask, agent.deterministic, rng)
-
-    return Player(policy, agent.encoder.name, name=agent.name)
+from card_envs.rl.policy_agent import PolicyAgent
 
 
 def evaluate(spec, game, agent, opponent, games: int, seed: int, duplicate: bool,
@@ -43,7 +28,7 @@ def evaluate(spec, game, agent, opponent, games: int, seed: int, duplicate: bool
     takes any agent object)."""
     from card_envs.vector import evaluation as twin
 
-    players = {id(x): as_player(x, seed) for x in (agent, opponent)
+    players = {id(x): x.player(seed) for x in (agent, opponent)
                if isinstance(x, PolicyAgent)}
 
     def batched(x: Any) -> Any:

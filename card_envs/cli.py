@@ -131,16 +131,18 @@ def cmd_evaluate(args: argparse.Namespace) -> int:
         print(note)
     from card_envs.vector import evaluation as batched
 
-    on_twin = not args.scalar and batched.batched_contestants(spec, names)
+    forms = [] if args.scalar else [batched.batched_form(spec, name, agent, args.seed)
+                                    for name, agent in zip(names, agents, strict=True)]
+    on_twin = bool(forms) and all(form is not None for form in forms)
     with _writer(args.record) as records:
         keep = None if records is None else _keeper(records, spec, game, names, args.duplicate)
         if args.duplicate:
-            result = (batched.duplicate_evaluate(spec, game, names[0], names[1], args.games,
+            result = (batched.duplicate_evaluate(spec, game, forms[0], forms[1], args.games,
                                                  args.seed, labels, keep=keep) if on_twin
                       else duplicate_evaluate(game, agents[0], agents[1], args.games, args.seed,
                                               labels, keep=keep))
         elif on_twin:
-            result = batched.evaluate(spec, game, names, args.games, args.seed,
+            result = batched.evaluate(spec, game, forms, args.games, args.seed,
                                       rotate=not args.no_rotate, names=labels, keep=keep)
         else:
             result = evaluate(

@@ -47,3 +47,19 @@ def test_the_cli_plays_on_the_twin_where_it_can_and_prints_the_same(capsys):
     assert runs[0] == runs[1] and runs[2] == runs[3]
     assert batched.batched_contestants(load_spec("simple_tricks"), ["heuristic", "random"])
     assert not batched.batched_contestants(load_spec("simple_tricks"), ["solver", "random"])
+
+
+def test_a_shipped_model_plays_on_the_twin_in_one_forward_pass_a_step(capsys):
+    pytest.importorskip("sb3_contrib", reason="needs the train extra")
+    from card_envs.cli import main
+
+    for extra in ([], ["--scalar"]):
+        assert main(["evaluate", "thirty_one", "best", "expected_value", "--set",
+                     "num_players=2", "--games", "60", "--seed", "11", *extra]) == 0
+    runs = capsys.readouterr().out.split("thirty_one_v0 ThirtyOne")[1:]
+    assert runs[0] == runs[1]
+    spec = load_spec("thirty_one")
+    game = spec.make_game(num_players=2)
+    form = batched.batched_form(spec, "best", make_agent(spec, "best", game))
+    assert form is not None and form.encoding == "default"
+    assert batched.batched_form(spec, "ismcts:5", make_agent(spec, "ismcts:5", game)) is None

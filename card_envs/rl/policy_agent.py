@@ -63,6 +63,19 @@ class PolicyAgent(BaseAgent):
         self.deterministic = deterministic
         self.name = label
 
+    def player(self, seed: int = 0):
+        """This model's batched form (``card_envs.vector.selfplay.Player``): its greedy or
+        sampled actions for a batch of observations in one forward pass (a sampling model
+        draws from a generator of its own, seeded with ``seed``)."""
+        from card_envs.vector.selfplay import Player
+
+        rng = np.random.default_rng([seed, 7])
+
+        def policy(obs, mask, rows, state):
+            return policy_actions(self.policy, self.algo, obs, mask, self.deterministic, rng)
+
+        return Player(policy, self.encoder.name, name=self.name)
+
     def act(self, view: View, rng: np.random.Generator) -> int:
         obs = th.as_tensor(self.encoder.encode(view)).unsqueeze(0)
         mask = view.legal

@@ -54,6 +54,19 @@ def batched_contestants(spec: GameSpec, contestants: Sequence[Any]) -> bool:
                for c in contestants)
 
 
+def batched_form(spec: GameSpec, name: str, agent: Any, seed: int = 0) -> Contestant | None:
+    """How the agent called ``name`` (built as ``agent``) plays on ``spec``'s twin: by name
+    (``random`` and the twin's rule agents), as the ``Player`` its ``player(seed)`` method
+    gives (a trained model: one forward pass per batch), or not at all (None: a search
+    agent, say)."""
+    if not batched_contestants(spec, []):
+        return None
+    if name in ("random", *_twin_agents(spec)):
+        return name
+    player = getattr(agent, "player", None)
+    return player(seed) if callable(player) else None
+
+
 def _twin_agents(spec: GameSpec) -> tuple[str, ...]:
     from card_envs.core.batched import load_twin
 
