@@ -391,6 +391,9 @@ def build_parser() -> argparse.ArgumentParser:
                         "block in the game's docs page")
     p.add_argument("--agents", nargs="+", metavar="AGENT",
                    help="only these agents (names as for evaluate, e.g. heuristic ismcts:50)")
+    p.add_argument("--scalar", action="store_true",
+                   help="play every match game by game, even where the game's batched twin "
+                        "could play it at once (the same games and results either way)")
     p.add_argument("-v", "--verbose", action="store_true", help="log each match to stderr")
     p.add_argument("--set", action="append", default=[], metavar="KEY=VALUE",
                    help="a rules argument, e.g. --set rules=original")

@@ -157,6 +157,7 @@ class Roster:
     def __init__(self, spec: GameSpec, game: Game, names: Sequence[str]):
         self.spec, self.game, self.names = spec, game, list(names)
         self._made: dict[str, list[TimedAgent]] = {n: [] for n in self.names}
+        self._batched: dict[str, tuple[float, int]] = {}
 
     def seats(self, name: str, count: int) -> list[TimedAgent]:
         """``count`` distinct instances of ``name`` (agents may keep per-game memory)."""
@@ -165,11 +166,18 @@ class Roster:
             made.append(TimedAgent(make_agent(self.spec, name, self.game)))
         return made[:count]
 
+    def add_cost(self, name: str, seconds: float, moves: int) -> None:
+        """Count ``moves`` of ``name`` that took ``seconds`` (batched play)."""
+        seconds_, moves_ = self._batched.get(name, (0.0, 0))
+        self._batched[name] = (seconds_ + seconds, moves_ + moves)
+
     def cost_ms(self, name: str) -> float:
-        """Mean milliseconds per move of ``name`` so far."""
+        """Mean milliseconds per move of ``name`` so far (batched moves included)."""
         made = self._made[name]
-        moves = sum(a.moves for a in made)
-        return 1000.0 * sum(a.seconds for a in made) / moves if moves else float("nan")
+        seconds, moves = self._batched.get(name, (0.0, 0))
+        moves += sum(a.moves for a in made)
+        seconds += sum(a.seconds for a in made)
+        return 1000.0 * seconds / moves if moves else float("nan")
 
 
 def with_best(spec: GameSpec, game: Game, names: list[str]) -> tuple[list[str], str]:
@@ -280,22 +288,94 @@ def _rngs(seed: int, match: int, g: int, replay: int = 0):
 
 
 class _Games:
-    """Plays the ladder's games, and writes each to ``records`` when it is given."""
+    """Plays the ladder's games, and writes each to ``records`` when it is given.
+
+    A match's games are played on the game's batched twin, all at once, when every agent of
+    the match has a batched form (``card_envs.vector.evaluation.batched_form``: the rule
+    agents, a trained model) and ``scalar`` is not asked for; else one by one. Either way
+    they are the same games (the same deals, the agents drawing from the same generators;
+    a model that samples excepted); the cost of a batched agent is its share of the time of
+    the batch's moves."""
 
     def __init__(self, spec: GameSpec, game: Game, seed: int, records: RecordWriter | None,
-                 key: str):
+                 key: str, roster: Roster, scalar: bool = False):
         self.spec, self.game, self.seed, self.records, self.key = spec, game, seed, records, key
+        self.roster, self.scalar = roster, scalar
 
-    def play(self, agents: Sequence[TimedAgent], names: Sequence[str], match: int, g: int,
-             replay: int = 0):
-        """Game ``g`` of ``match`` (``replay`` 1: the second game of a duplicate deal)."""
+    def play_match(self, plan: Sequence[tuple[Sequence[str], int, int]], match: int) -> list:
+        """The records of the games of ``plan`` (seat names, game g, replay) of ``match``."""
+        forms = None if self.scalar else self._forms({n for names, _, _ in plan for n in names})
+        if forms is None:
+            return [self._play(names, match, g, replay) for names, g, replay in plan]
+        from card_envs.vector.evaluation import play_records
+
+        contestants = list(forms)
+        lineups = [[contestants.index(name) for name in names] for names, _, _ in plan]
+        clock: dict[int, list[float]] = {}
+        records = play_records(
+            self.spec, self.game, [forms[name] for name in contestants], lineups,
+            [[self.seed, match, g, 0] for _, g, _ in plan],
+            [[self.seed, match, g, 1 + replay] for _, g, replay in plan],
+            keep=None if self.records is None else self._keeper(plan, match, contestants),
+            clock=clock)
+        for k, (seconds, moves) in clock.items():
+            self.roster.add_cost(contestants[k], seconds, int(moves))
+        return records
+
+    def _forms(self, names: set[str]) -> dict[str, Any] | None:
+        """Each name's batched form, or None unless every name has one."""
+        from card_envs.vector.evaluation import batched_form
+
+        forms = {}
+        for name in sorted(names):
+            form = batched_form(self.spec, name, self.roster.seats(name, 1)[0].agent, self.seed)
+            if form is None:
+                return None
+            forms[name] = form
+        return forms
+
+    def _keeper(self, plan, match: int, contestants: list[str]):
+        """The ``keep`` that writes the batch's games (handed over in ``plan``'s order)."""
+        order = iter(plan)
+
+        def keep(played) -> None:
+            _, g, replay = next(order)
+            self._write([contestants[k] for k in played.seats], match, g, replay,
+                        played.actions, played.state)
+
+        return keep
+
+    def _play(self, names: Sequence[str], match: int, g: int, replay: int):
+        """Game ``g`` of ``match`` (``replay`` 1: the second game of a duplicate deal), one by
+        one, each seat a distinct instance of its agent (agents may keep per-game memory)."""
+        used: dict[str, int] = {}
+        agents = []
+        for name in names:
+            agents.append(self.roster.seats(name, used.get(name, 0) + 1)[used.get(name, 0)])
+            used[name] = used.get(name, 0) + 1
         actions = None if self.records is None else []
         rec = play_game(self.game, agents, *_rngs(self.seed, match, g, replay), actions=actions)
         if self.records is not None:
-            source = f"ladder {self.key} match {match} game {g}" + (" replayed" if replay else "")
-            self.records.write(make_record(self.spec, self.game, [self.seed, match, g, 0],
-                                           names, actions, rec.state, source))
+            self._write(names, match, g, replay, actions, rec.state)
         return rec
+
+    def _write(self, names, match: int, g: int, replay: int, actions, state) -> None:
+        source = f"ladder {self.key} match {match} game {g}" + (" replayed" if replay else "")
+        self.records.write(make_record(self.spec, self.game, [self.seed, match, g, 0],
+                                       list(names), list(actions), state, source))
+
+
+def match_plan(kind: str, lineup: Sequence[str], games: int,
+               n: int) -> list[tuple[list[str], int, int]]:
+    """A match's games in order: (the agent in each seat, game g, replay) — duplicate deals
+    twice (replay 1: seats swapped), teams and free for all with the seats rotated."""
+    if kind == "solo":
+        return [([lineup[0]], g, 0) for g in range(games)]
+    if kind == "duplicate":
+        return [game for g in range(games)
+                for game in ((list(lineup), g, 0), (list(lineup[::-1]), g, 1))]
+    names_at = [lineup[seat % 2] for seat in range(n)] if kind == "teams" else list(lineup)
+    return [([names_at[(seat - g % n) % n] for seat in range(n)], g, 0) for g in range(games)]
 
 
 def _ranks(values: Sequence[float]) -> list[int]:
@@ -311,6 +391,7 @@ def run_ladder(
     names: Sequence[str] | None = None,
     log=None,
     records: RecordWriter | None = None,
+    scalar: bool = False,
 ) -> LadderResult:
     """Play the ladder of ``setting`` and fit the ratings (see the module docstring); with
     ``records``, every game is written there as a record (card_envs/records.py)."""
@@ -326,7 +407,7 @@ def run_ladder(
         for name in names:
             make_agent(spec, name, game)  # a ValueError naming the valid names, before playing
     roster = Roster(spec, game, names)
-    games_ = _Games(spec, game, seed, records, setting.key)
+    games_ = _Games(spec, game, seed, records, setting.key, roster, scalar)
     kind = match_kind(game)
     tallies = {n: Tally(n) for n in names}
     results: list[tuple[list[str], list[int]]] = []  # (agents of a rated match, their ranks)
@@ -344,16 +425,15 @@ def run_ladder(
     for m, lineup in enumerate(lineups):
         if log is not None:
             log(f"{setting.key}: match {m + 1}/{len(lineups)}: {' vs '.join(lineup)}")
+        plan = match_plan(kind, lineup, games, n)
+        recs = iter(games_.play_match(plan, m))
         for g in range(games):
             if kind == "solo":
-                agent = roster.seats(lineup[0], 1)
-                rec = games_.play(agent, lineup, m, g)
+                rec = next(recs)
                 tallies[lineup[0]].add(float(rec.payoffs[0]), float(rec.scores[0]))
                 played += 1
             elif kind == "duplicate":
-                a, b = roster.seats(lineup[0], 1)[0], roster.seats(lineup[1], 1)[0]
-                first = games_.play([a, b], lineup, m, g)
-                second = games_.play([b, a], lineup[::-1], m, g, replay=1)
+                first, second = next(recs), next(recs)
                 points = _points(first), _points(second)
                 totals = [points[0][0] + points[1][1], points[0][1] + points[1][0]]
                 diff = float(np.sign(totals[0] - totals[1]))
@@ -362,18 +442,8 @@ def run_ladder(
                 results.append((lineup, _ranks(totals)))
                 played += 2
             else:
-                if kind == "teams":
-                    names_at = [lineup[seat % 2] for seat in range(n)]
-                else:
-                    names_at = list(lineup)
-                shift = g % n
-                seat_names = [names_at[(seat - shift) % n] for seat in range(n)]
-                used: dict[str, int] = {}
-                agents = []
-                for name in seat_names:
-                    agents.append(roster.seats(name, used.get(name, 0) + 1)[used.get(name, 0)])
-                    used[name] = used.get(name, 0) + 1
-                rec = games_.play(agents, seat_names, m, g)
+                seat_names = plan[g][0]
+                rec = next(recs)
                 pay = rec.payoffs.tolist()
                 if kind == "teams":
                     team_of = {name: seat_names.index(name) for name in lineup}
@@ -667,7 +737,8 @@ def main(args: argparse.Namespace, game_args: dict[str, Any]) -> int:
     try:
         for setting in settings:
             result = run_ladder(setting, seed=args.seed, quick=args.quick, names=args.agents,
-                                log=log, records=records)
+                                log=log, records=records,
+                                scalar=getattr(args, "scalar", False))
             print(result.summary())
             print()
             if args.write:

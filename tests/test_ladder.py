@@ -156,3 +156,18 @@ def test_verdict_compares_the_best_search_agent_with_the_best_rule_agent():
     assert "overlap" in verdict(close, ["heuristic"])
     none = LadderResult(setting, "duplicate", 2, [row("heuristic", 20, 2)], 1, 2, 0, 0.0)
     assert verdict(none, ["heuristic"]).startswith("No search agent")
+
+
+@pytest.mark.parametrize("key", ["palace_v0", "literature_v0-original", "thirty_one_v0-2",
+                                 "ninety_eight_cards_v0"])
+def test_matches_on_the_twin_are_the_games_of_the_scalar_ladder(key):
+    pytest.importorskip("numba", reason="the twins are compiled with numba (the test extra)")
+    setting = next(s for s in SETTINGS if s.key == key)
+    spec = load_spec(setting.env_name)
+    rule_agents = ["random", *spec.make_batched(**setting.game_args).agents]
+    runs = [run_ladder(setting, games=6, names=rule_agents, scalar=scalar)
+            for scalar in (False, True)]
+    for batched, scalar in zip(runs[0].rows, runs[1].rows, strict=True):
+        assert batched.name == scalar.name
+        assert batched.tally.summary() == scalar.tally.summary()
+        assert batched.rating == scalar.rating

@@ -18,6 +18,7 @@ moves, and a check of them too.
 
 from __future__ import annotations
 
+import time
 from collections.abc import Sequence
 from typing import Any
 
@@ -74,11 +75,13 @@ def _twin_agents(spec: GameSpec) -> tuple[str, ...]:
 
 
 def play_games(engine: BatchedGame, contestants: Sequence[Contestant], lineups: np.ndarray,
-               deals: Sequence[Any], agent_seeds: Sequence[Any], moves: list | None = None):
+               deals: Sequence[Any], agent_seeds: Sequence[Any], moves: list | None = None,
+               clock: dict | None = None):
     """Play game g of ``lineups`` (G, players: the contestant of each seat) to its end, dealt
     from ``default_rng(deals[g])``, its agents drawing from ``default_rng(agent_seeds[g])``;
     the final state (every game over). Each contestant acts once per step for all the games
-    where one of its seats is to act; ``moves``, a list of G lists, gets each game's moves."""
+    where one of its seats is to act; ``moves``, a list of G lists, gets each game's moves,
+    and ``clock[k]`` contestant k's [seconds, moves]."""
     count = len(lineups)
     state = engine.init(count, seeds=[np.random.default_rng(d) for d in deals])
     agent_rngs = make_generators(count, seeds=[np.random.default_rng(a) for a in agent_seeds])
@@ -93,11 +96,16 @@ def play_games(engine: BatchedGame, contestants: Sequence[Contestant], lineups: 
             rows = np.flatnonzero(live & (acting == k))
             if not len(rows):
                 continue
+            start = time.perf_counter()
             if isinstance(who, Player):
                 obs = engine.observe(state, who.encoding, rows=rows)
                 actions[rows] = who.policy(obs, state.mask[rows], rows, state)
             else:
                 actions[rows] = engine.act(state, who, rows, generators=agent_rngs)
+            if clock is not None:
+                spent = clock.setdefault(k, [0.0, 0])
+                spent[0] += time.perf_counter() - start
+                spent[1] += len(rows)
         if moves is not None:
             for i in np.flatnonzero(live).tolist():
                 moves[i].append(int(actions[i]))
@@ -131,7 +139,7 @@ def evaluate(spec: GameSpec, game: Game, contestants: Sequence[Contestant], game
     lineups = rotated_lineups(n, games, rotate)
     deals = [deal_seed(seed, g) for g in range(games)]
     agent_seeds = [[seed, g, 1] for g in range(games)]
-    records = _played(spec, game, contestants, lineups, deals, agent_seeds, keep)
+    records = play_records(spec, game, contestants, lineups, deals, agent_seeds, keep)
     return rotated_result(game, records, lineups, _names(contestants, names), seed, rotate)
 
 
@@ -147,15 +155,17 @@ def duplicate_evaluate(spec: GameSpec, game: Game, agent_a: Contestant, agent_b:
     lineups = [seats for _ in range(pairs) for seats in ([0, 1], [1, 0])]
     deals = [deal_seed(seed, g) for g in range(pairs) for _ in range(2)]
     agent_seeds = [[seed, g, 1 + replay] for g in range(pairs) for replay in range(2)]
-    records = _played(spec, game, [agent_a, agent_b], lineups, deals, agent_seeds, keep)
+    records = play_records(spec, game, [agent_a, agent_b], lineups, deals, agent_seeds, keep)
     return duplicate_result(game, records[0::2], records[1::2],
                             _names([agent_a, agent_b], names), seed)
 
 
-def _played(spec: GameSpec, game: Game, contestants: Sequence[Contestant],
-            lineups: list[list[int]], deals: list, agent_seeds: list,
-            keep: Keep | None) -> list[GameRecord]:
-    """Every game of ``lineups`` played on the twin, replayed for its record, and kept."""
+def play_records(spec: GameSpec, game: Game, contestants: Sequence[Contestant],
+                 lineups: list[list[int]], deals: list, agent_seeds: list,
+                 keep: Keep | None = None, clock: dict | None = None) -> list[GameRecord]:
+    """The record of every game of ``lineups`` (per game, the contestant in each seat),
+    played on the twin (``play_games``); replayed in the scalar rules where the twin does not
+    report what is asked for, and handed to ``keep`` in order."""
     engine = spec.make_batched(**game.config())
     first = game.init(np.random.default_rng(0))
     ranked = _places(game, _ended(game, first)) is not None
@@ -163,7 +173,7 @@ def _played(spec: GameSpec, game: Game, contestants: Sequence[Contestant],
     moves = [[] for _ in lineups] if replay else None
     state = play_games(engine, contestants,
                        np.array(lineups, np.int64).reshape(-1, game.num_players), deals,
-                       agent_seeds, moves)
+                       agent_seeds, moves, clock)
     if not replay:
         payoffs, scores = engine.results(state)
         places = engine.places(state) if ranked else None
