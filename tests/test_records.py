@@ -313,7 +313,7 @@ def test_the_baselines_imitation_reads_records(tmp_path, capsys):
     from sb3_contrib import MaskablePPO
 
     from baselines.imitation import fit, from_records
-    from baselines.train import parse_pretrain
+    from baselines.config import parse_pretrain
 
     path = tmp_path / "expert.jsonl"
     assert main(["evaluate", "simple_tricks", "heuristic", "random", "--games", "30",
