@@ -40,3 +40,15 @@ def play_states(game, seed: int, every: int = 1):
 @pytest.fixture(params=ENV_NAMES)
 def env_name(request):
     return request.param
+
+
+@pytest.fixture
+def one_torch_thread():
+    """torch on one thread for the test (two fight each other on a 2-core machine); a module
+    that trains uses it with ``pytestmark = pytest.mark.usefixtures("one_torch_thread")``."""
+    import torch
+
+    before = torch.get_num_threads()
+    torch.set_num_threads(1)
+    yield
+    torch.set_num_threads(before)

@@ -34,12 +34,7 @@ CASES = [
 ]
 
 
-@pytest.fixture(autouse=True)
-def one_torch_thread():
-    before = th.get_num_threads()
-    th.set_num_threads(1)
-    yield
-    th.set_num_threads(before)
+pytestmark = pytest.mark.usefixtures("one_torch_thread")
 
 
 def _observations(env_name, game_args, games=2, seed=0):

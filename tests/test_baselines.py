@@ -22,14 +22,7 @@ from card_envs.registry import load_spec  # noqa: E402
 from card_envs.rl.masked_dqn import MaskedDQN, masked_argmax, masked_max  # noqa: E402
 from tests.conftest import ENV_NAMES  # noqa: E402
 
-
-@pytest.fixture(autouse=True)
-def one_torch_thread():
-    """Small networks train faster on one thread (and don't fight the other tests for cores)."""
-    before = th.get_num_threads()
-    th.set_num_threads(1)
-    yield
-    th.set_num_threads(before)
+pytestmark = pytest.mark.usefixtures("one_torch_thread")
 
 
 def _dqn(env_name: str, **kwargs):

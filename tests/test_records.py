@@ -312,8 +312,8 @@ def test_the_baselines_imitation_reads_records(tmp_path, capsys):
     import gymnasium
     from sb3_contrib import MaskablePPO
 
-    from baselines.imitation import fit, from_records
     from baselines.config import parse_pretrain
+    from baselines.imitation import fit, from_records
 
     path = tmp_path / "expert.jsonl"
     assert main(["evaluate", "simple_tricks", "heuristic", "random", "--games", "30",

@@ -18,12 +18,7 @@ from card_envs.registry import load_spec  # noqa: E402
 MLP = "{net_arch: [64, 64], activation_fn: relu}"  # a plain MLP for tests that rig weights
 
 
-@pytest.fixture(autouse=True)
-def one_torch_thread():
-    before = th.get_num_threads()
-    th.set_num_threads(1)
-    yield
-    th.set_num_threads(before)
+pytestmark = pytest.mark.usefixtures("one_torch_thread")
 
 
 def _config(tmp_path, setting: str, algo: str = "maskable_ppo", *extra: str) -> dict:

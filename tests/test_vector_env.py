@@ -19,6 +19,7 @@ pytest.importorskip("numba", reason="the twins are compiled with numba (the test
 
 from card_envs.vector.gym_env import CardVectorEnv  # noqa: E402
 from card_envs.vector.selfplay import Player  # noqa: E402
+from tests.vector_checks import play_beside_gym_env  # noqa: E402
 
 GAMES = vector.names()
 IDS = {name: load_spec(name).gymnasium_id for name in GAMES}
@@ -76,37 +77,7 @@ EXACT = exact_cases()
 
 @pytest.mark.parametrize("name,kwargs", EXACT, ids=[f"{n}-{k}" for n, k in EXACT])
 def test_seeded_slots_play_the_games_of_gym_env(name, kwargs):
-    batch, most_steps = 24, 3000
-    seeds = np.arange(batch) + 7
-    env = CardVectorEnv(name, num_envs=batch, **kwargs)
-    gym_env = load_spec(name).factories()[2]
-    scalars = [gym_env(illegal_reward=None, **kwargs) for _ in range(batch)]
-    obs, info = env.reset(seed=seeds)
-    expected = [e.reset(seed=int(s)) for e, s in zip(scalars, seeds, strict=True)]
-    assert np.array_equal(obs, np.stack([o for o, _ in expected]))
-    assert info["seat"].tolist() == [e.seat for e in scalars]
-    rng = np.random.default_rng(1)
-    ended = 0
-    for _ in range(most_steps):  # until as many games ended as there are slots
-        if ended >= batch:
-            break
-        masks = env.action_masks()
-        assert np.array_equal(masks, np.stack([e.action_masks() for e in scalars]))
-        actions = np.array([rng.choice(np.flatnonzero(m)) for m in masks])
-        obs, reward, terminated, truncated, info = env.step(actions)
-        for i, e in enumerate(scalars):
-            o, r, te, tr, inf = e.step(int(actions[i]))
-            assert (r, te, tr) == (reward[i], terminated[i], truncated[i]), i
-            if te or tr:
-                ended += 1
-                assert np.array_equal(info["final_obs"][i], o)
-                assert info["final_info"]["payoff"][i] == inf["payoff"]
-                if "score" in inf:  # a game with a score (Palace has none)
-                    assert info["final_info"]["score"][i] == inf["score"]
-                o, inf = e.reset()
-                assert info["seat"][i] == inf["seat"]
-            assert np.array_equal(obs[i], o), i
-    assert ended >= batch
+    play_beside_gym_env(name, kwargs, batch=24, most_steps=3000, first_seed=7)
 
 
 @pytest.mark.parametrize("name", GAMES)

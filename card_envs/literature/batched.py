@@ -37,7 +37,7 @@ from typing import NamedTuple
 import numpy as np
 from numba import njit
 
-from card_envs.core.batched import Twin
+from card_envs.core.batched import Twin, shared_arrays, twin_arrays
 from card_envs.core.batched_loops import shuffle
 from card_envs.literature.deck import BYTE_CARDS, HALF_SUIT_SIZE, NUM_CARDS, NUM_HALF_SUITS
 from card_envs.literature.encoding import SOURCE_CARDS, SOURCE_HALF_INDEX, DefaultEncoder
@@ -49,26 +49,8 @@ from card_envs.literature.rules import (
     LiteratureState,
 )
 
-
-class Arrays(NamedTuple):
-    current_player: np.ndarray
-    terminated: np.ndarray
-    truncated: np.ndarray
-    rewards: np.ndarray
-    steps: np.ndarray
-    mask: np.ndarray
-    hands: np.ndarray
-    sizes: np.ndarray
-    know: np.ndarray
-    live: np.ndarray
-    outcome: np.ndarray
-    declarer: np.ndarray
-    score: np.ndarray
-    claim_half: np.ndarray
-    claim_names: np.ndarray
-    named: np.ndarray
-    asks: np.ndarray
-    num_asks: np.ndarray
+Arrays = twin_arrays(__name__, "hands sizes know live outcome declarer score claim_half "
+                                "claim_names named asks num_asks")
 
 
 class Config(NamedTuple):
@@ -132,8 +114,7 @@ def config(game: Literature) -> Config:
 def allocate(game: Literature, cfg: Config, b: int) -> Arrays:
     n = cfg.num_players
     return Arrays(
-        np.zeros(b, np.int64), np.zeros(b, bool), np.zeros(b, bool), np.zeros((b, n)),
-        np.zeros(b, np.int64), np.zeros((b, game.num_actions), np.int8),
+        *shared_arrays(b, n, game.num_actions),
         np.zeros((b, n), np.uint64), np.zeros((b, n), np.int64),
         np.zeros((b, 3, cfg.num_observers, NUM_HALF_SUITS), np.uint64),
         np.zeros(b, np.int64), np.full((b, NUM_HALF_SUITS), LIVE, np.int64),

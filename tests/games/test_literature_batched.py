@@ -21,6 +21,7 @@ from tests.games.literature_cards import card, cards
 pytest.importorskip("numba", reason="the twins are compiled with numba (the test extra)")
 
 from tests.test_batched_twins import differential  # noqa: E402  (after the numba check)
+from tests.vector_checks import play_beside_gym_env  # noqa: E402
 
 SPEC = load_spec("literature")
 LOW_S, HIGH_S, LOW_H = 0, 1, 2
@@ -212,29 +213,4 @@ GYM = [
 
 @pytest.mark.parametrize("kwargs", GYM, ids=str)
 def test_the_vector_env_plays_the_games_of_gym_env(kwargs):
-    from card_envs.vector.gym_env import CardVectorEnv
-
-    batch, steps = 12, 150
-    seeds = np.arange(batch) + 11
-    env = CardVectorEnv("literature", num_envs=batch, **kwargs)
-    gym_env = SPEC.factories()[2]
-    scalars = [gym_env(illegal_reward=None, **kwargs) for _ in range(batch)]
-    obs, info = env.reset(seed=seeds)
-    expected = [e.reset(seed=int(x)) for e, x in zip(scalars, seeds, strict=True)]
-    assert np.array_equal(obs, np.stack([o for o, _ in expected]))
-    rng = np.random.default_rng(1)
-    ended = 0
-    for _ in range(steps):
-        masks = env.action_masks()
-        assert np.array_equal(masks, np.stack([e.action_masks() for e in scalars]))
-        actions = np.array([rng.choice(np.flatnonzero(m)) for m in masks])
-        obs, reward, terminated, truncated, info = env.step(actions)
-        for i, e in enumerate(scalars):
-            o, r, te, tr, inf = e.step(int(actions[i]))
-            assert (r, te, tr) == (reward[i], terminated[i], truncated[i]), i
-            if te or tr:
-                ended += 1
-                assert np.array_equal(info["final_obs"][i], o)
-                o, inf = e.reset()
-            assert np.array_equal(obs[i], o), i
-    assert ended > 0
+    play_beside_gym_env("literature", kwargs, batch=12, most_steps=150, first_seed=11, games=1)

@@ -22,6 +22,7 @@ pytest.importorskip("numba", reason="the twins are compiled with numba (the test
 
 from card_envs.core.batched import BatchedGame  # noqa: E402
 from card_envs.palace import batched as twin  # noqa: E402
+from tests.vector_checks import play_beside_gym_env  # noqa: E402
 
 SPEC = load_spec("palace")
 CONFIGS = [dict(num_players=n, swap_phase=swap, reward=reward)
@@ -146,28 +147,5 @@ VIEWS = [
 
 @pytest.mark.parametrize("opponent,rules", VIEWS, ids=[f"{o}-{r}" for o, r in VIEWS])
 def test_vector_env_slots_play_the_episodes_of_gym_env(opponent, rules):
-    from card_envs.vector.gym_env import CardVectorEnv
-
-    batch, steps = 6, 150
-    seeds = list(range(40, 40 + batch))
-    vector = CardVectorEnv("palace", num_envs=batch, opponent=opponent, **rules)
-    envs = [SPEC.factories()[2](opponent=opponent, **rules) for _ in seeds]
-    obs, _ = vector.reset(seed=seeds)
-    expected = [env.reset(seed=s)[0] for env, s in zip(envs, seeds, strict=True)]
-    assert np.array_equal(obs, np.stack(expected))
-    pick = np.random.default_rng(0)
-    ended = 0
-    for _ in range(steps):
-        masks = vector.action_masks()
-        assert np.array_equal(masks, np.stack([env.action_masks() for env in envs]))
-        actions = np.array([pick.choice(np.flatnonzero(m)) for m in masks])
-        obs, reward, terminated, truncated, info = vector.step(actions)
-        for i, env in enumerate(envs):
-            got, paid, over, cut, _ = env.step(int(actions[i]))
-            assert (reward[i], terminated[i], truncated[i]) == (paid, over, cut), i
-            if over or cut:
-                ended += 1
-                assert np.array_equal(info["final_obs"][i], got)
-                got, _ = env.reset()
-            assert np.array_equal(obs[i], got), i
-    assert ended > 0
+    play_beside_gym_env("palace", {"opponent": opponent, **rules}, batch=6, most_steps=150,
+                        first_seed=40, games=1)
