@@ -15,3 +15,13 @@ def card(name: str) -> int:
 
 def cards(names: str) -> list[int]:
     return [card(x) for x in names.split()]
+
+
+def hands_with(n: int = 4, **given: list[int]) -> list[list[int]]:
+    """Hands for n seats: ``p0=[...]`` etc. as given, the other cards dealt round the rest."""
+    hands = [list(given.get(f"p{q}", [])) for q in range(n)]
+    free = [c for c in range(48) if not any(c in h for h in hands)]
+    open_seats = [q for q in range(n) if f"p{q}" not in given]
+    for i, c in enumerate(free):
+        hands[open_seats[i % len(open_seats)]].append(c)
+    return hands

@@ -16,7 +16,7 @@ from card_envs.literature import deck
 from card_envs.literature.agents import CautiousAgent, HeuristicAgent
 from card_envs.literature.encoding import DefaultEncoder, OriginalEncoder
 from card_envs.literature.rules import DISCARDED, LIVE, Literature
-from tests.games.literature_cards import card, cards
+from tests.games.literature_cards import card, cards, hands_with
 
 RNG = np.random.default_rng(0)
 LOW_S, HIGH_S, LOW_H, HIGH_H, LOW_D, HIGH_D, LOW_C, HIGH_C = range(8)
@@ -24,16 +24,6 @@ LOW_S, HIGH_S, LOW_H, HIGH_H, LOW_D, HIGH_D, LOW_C, HIGH_C = range(8)
 
 def half(h: int) -> list[int]:
     return list(deck.cards_of_half_suit(h))
-
-
-def hands_with(n: int = 4, **given: list[int]) -> list[list[int]]:
-    """Hands for n seats: ``p0=[...]`` etc. as given, the other cards dealt round the rest."""
-    hands = [list(given.get(f"p{q}", [])) for q in range(n)]
-    free = [c for c in range(48) if not any(c in h for h in hands)]
-    open_seats = [q for q in range(n) if f"p{q}" not in given]
-    for i, c in enumerate(free):
-        hands[open_seats[i % len(open_seats)]].append(c)
-    return hands
 
 
 def ask(game: Literature, opponent_slot: int, name: str) -> int:

@@ -16,7 +16,7 @@ from card_envs.literature import deck
 from card_envs.literature.encoding import DefaultEncoder
 from card_envs.literature.rules import DISCARDED, LIVE, Literature
 from card_envs.registry import load_spec
-from tests.games.literature_cards import card, cards
+from tests.games.literature_cards import card, cards, hands_with
 
 pytest.importorskip("numba", reason="the twins are compiled with numba (the test extra)")
 
@@ -25,16 +25,6 @@ from tests.vector_checks import play_beside_gym_env  # noqa: E402
 
 SPEC = load_spec("literature")
 LOW_S, HIGH_S, LOW_H = 0, 1, 2
-
-
-def hands_with(n: int, **given: list[int]) -> list[list[int]]:
-    """Hands for n seats: ``p0=[...]`` etc. as given, the other cards dealt round the rest."""
-    hands = [list(given.get(f"p{q}", [])) for q in range(n)]
-    free = [c for c in range(48) if not any(c in h for h in hands)]
-    open_seats = [q for q in range(n) if f"p{q}" not in given]
-    for i, c in enumerate(free):
-        hands[open_seats[i % len(open_seats)]].append(c)
-    return hands
 
 
 def twin_of(game_state, **rules):
