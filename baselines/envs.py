@@ -103,11 +103,14 @@ class ConcatVecEnv(VecEnv):
         return [masks[i] for i in rows]
 
     def get_attr(self, attr_name: str, indices=None):
-        """``action_masks`` (what sb3-contrib looks for), once per game asked for."""
-        if attr_name != "action_masks":
+        """``action_masks`` (what sb3-contrib looks for) and ``render_mode`` (what SB3's
+        VecEnv asks at construction: the parts'), once per game asked for."""
+        if attr_name not in ("action_masks", "render_mode"):
             raise AttributeError(f"the batched env has no per-game attribute {attr_name!r}")
         count = self.num_envs if indices is None else len(
             [indices] if isinstance(indices, int) else indices)
+        if attr_name == "render_mode":
+            return [self.parts[0].render_mode] * count
         return [self.action_masks] * count
 
     def set_attr(self, attr_name: str, value: Any, indices=None) -> None:

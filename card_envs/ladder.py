@@ -88,8 +88,8 @@ SETTINGS: tuple[Setting, ...] = (
     Setting("ninety_eight_cards_v0", {"rules": "original"}, 100, "98 Cards, original rules"),
     Setting("thirty_one_v0", {"num_players": 2}, 100, "Thirty-One, 2 players"),
     Setting("palace_v0", {}, 100, "Palace, 3 players"),
-    Setting("literature_v0", {"rules": "original"}, 20, "Literature, 4 players, original rules"),
-    Setting("literature_v0", {}, 20, "Literature, 6 players, standard rules"),
+    Setting("literature_v0", {"rules": "original"}, 100, "Literature, 4 players, original rules"),
+    Setting("literature_v0", {}, 100, "Literature, 6 players, standard rules"),
 )
 QUICK_GAMES = 2
 

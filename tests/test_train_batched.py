@@ -149,6 +149,19 @@ def test_two_training_opponents_are_two_batched_envs_side_by_side(tmp_path, algo
         (2, [trainer.engine.agent_index("greedy")])]
     trainer.model.learn(256)
     assert trainer.model.num_timesteps >= 256
+    assert base.render_mode is None  # answered by the parts, not SB3's "not defined" warning
+
+
+def test_side_by_side_envs_build_without_warnings():
+    import warnings
+
+    from baselines.envs import ConcatVecEnv
+    from card_envs.vector.sb3 import sb3_vec_env
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        both = ConcatVecEnv([sb3_vec_env("thirty_one_v0", 2), sb3_vec_env("thirty_one_v0", 3)])
+    assert both.num_envs == 5 and both.get_attr("render_mode") == [None] * 5
 
 
 def test_dqn_sees_masks_and_an_empty_mask_after_the_last_move(tmp_path):
