@@ -98,17 +98,14 @@ class ConcatVecEnv(VecEnv):
         if method_name != "action_masks":
             raise AttributeError(f"the batched env has no per-game method {method_name!r}")
         masks = self.action_masks()
-        rows = range(self.num_envs) if indices is None else (
-            [indices] if isinstance(indices, int) else indices)
-        return [masks[i] for i in rows]
+        return [masks[i] for i in self._get_indices(indices)]
 
     def get_attr(self, attr_name: str, indices=None):
         """``action_masks`` (what sb3-contrib looks for) and ``render_mode`` (what SB3's
         VecEnv asks at construction: the parts'), once per game asked for."""
         if attr_name not in ("action_masks", "render_mode"):
             raise AttributeError(f"the batched env has no per-game attribute {attr_name!r}")
-        count = self.num_envs if indices is None else len(
-            [indices] if isinstance(indices, int) else indices)
+        count = len(self._get_indices(indices))
         if attr_name == "render_mode":
             return [self.parts[0].render_mode] * count
         return [self.action_masks] * count
