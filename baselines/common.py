@@ -88,10 +88,14 @@ class Run:
         name = f"{config['algo']}-{opponent}-seed{config['seed']}-{stamp}"
         path = Path(root) / config["env"] / name
         suffix = 1
-        while path.exists():
-            suffix += 1
-            path = path.with_name(f"{name}-{suffix}")
-        (path / "checkpoints").mkdir(parents=True)
+        while True:  # claimed by mkdir, so that runs started together never share a folder
+            try:
+                path.mkdir(parents=True)
+                break
+            except FileExistsError:
+                suffix += 1
+                path = path.with_name(f"{name}-{suffix}")
+        (path / "checkpoints").mkdir()
         write_json(path / "config.json", config)
         write_text(path / "command.txt", command + "\n")
         write_json(path / "versions.json", versions())

@@ -88,7 +88,8 @@ def spec_and_game(env_name: str, env_kwargs: dict[str, Any]):
     return spec, spec.make_game(**env_kwargs)
 
 
-SETTINGS = ("n_envs", "timesteps", "eval_freq", "eval_games", "final_games", "torch_threads")
+SETTINGS = ("n_envs", "timesteps", "eval_freq", "eval_games", "final_games", "torch_threads",
+            "imitate")
 def build_config(args: argparse.Namespace) -> dict[str, Any]:
     """Every setting of a run, resolved from the command line and the YAML files."""
     gcfg = game_config(args.env)
@@ -102,6 +103,7 @@ def build_config(args: argparse.Namespace) -> dict[str, Any]:
     for key in ("timesteps", "n_envs", "eval_freq", "eval_games", "final_games"):
         if getattr(args, key) is not None:
             settings[key] = getattr(args, key)
+    imitate = settings.pop("imitate", True)
     opponent = args.opponent or gcfg["opponent"]
     if isinstance(opponent, list):
         opponent = ",".join(opponent)
@@ -132,8 +134,11 @@ def build_config(args: argparse.Namespace) -> dict[str, Any]:
         "team": gcfg["team"],
         "shaping": parse_shaping(args.shaping) if args.shaping else gcfg.get("shaping"),
         "select": gcfg.get("select"),
+        # the setting's imitation, where the algorithm's configs say it imitates (default:
+        # it does); --pretrain always applies
         "pretrain": parse_pretrain(args.pretrain) if args.pretrain
-        else _for_budget(gcfg.get("pretrain"), args.budget),
+        else _for_budget(gcfg.get("pretrain"), args.budget)
+        if imitate else None,
         "result_bonus": args.result_bonus if args.result_bonus is not None
         else gcfg.get("result_bonus"),
         "init_from": args.init_from,

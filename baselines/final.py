@@ -110,7 +110,8 @@ def config_drift(run_dir: str, timesteps: int | None = None) -> list[str]:
     if timesteps:
         argv += ["--timesteps", str(timesteps), "--eval-freq", str(timesteps // 2)]
     expected = build_config(train_parser().parse_args(argv))
-    unused = {"pretrain"} if cfg["algo"] != "maskable_ppo" else set()  # only PPO imitates
+    # DQN runs from before DQN could imitate kept the setting's pretrain block unused
+    unused = {"pretrain"} if cfg["algo"] == "dqn" and not expected["pretrain"] else set()
     return [f"{key}: run {cfg.get(key)!r}, configs {expected.get(key)!r}"
             for key in sorted((set(cfg) | set(expected)) - unused)
             if cfg.get(key) != expected.get(key)]

@@ -1,10 +1,12 @@
-"""Imitation before reinforcement: start a MaskablePPO policy from a rule or search agent.
+"""Imitation before reinforcement: start a policy from a rule or search agent.
 
 A setting may say ``pretrain: {agent: NAME, decisions: N, epochs: E}`` in configs/games.yaml.
 Before its first PPO update, the run plays N decisions of NAME in the learner's seat of the
 run's own training environments (same opponents, same encoding, same shaping), then fits the
 policy to NAME's choices (cross-entropy over the legal actions) and the value head to the
-discounted returns those games paid, for E passes over the data.
+discounted returns those games paid, for E passes over the data. A masked DQN (where its
+configs say ``imitate: true``) fits its q-values instead, as DQfD does (``fit_q``): the
+chosen action's to the return, every other legal action's a margin below it.
 
 Collection is batched where it can be: an agent of the game's twin plays every learner seat
 of the run's batched games in one compiled call (``twin_actor``); an agent with no batched
@@ -37,33 +39,51 @@ from card_envs.core.agents import make_agent
 Actor = Callable[[], np.ndarray]
 
 
-def collect(venv: VecEnv, actor: Actor, decisions: int, gamma: float
-            ) -> dict[str, np.ndarray]:
+def collect(venv: VecEnv, actor: Actor, decisions: int, gamma: float,
+            player: Callable[[np.ndarray, np.ndarray], np.ndarray] | None = None,
+            best: Callable[[], np.ndarray] | None = None) -> dict[str, np.ndarray]:
     """Play the expert (``actor``) in the learner's seat of every game of ``venv`` until at
     least ``decisions`` decisions of finished games are in; returns their observations,
     masks, actions and discounted returns (of the rewards ``venv`` pays: shaping included).
-    The games still going at the end are left out (their returns are not known)."""
+    The games still going at the end are left out (their returns are not known).
+    With ``player(obs, masks)``, the player's moves are played and the expert's only
+    recorded (DAgger's labels, baselines/expert_iteration.py); with ``best()`` ((n_envs,
+    actions) bool: every move the expert rates best, for an expert with ties) those sets
+    are kept too, as ``best``."""
     from baselines.envs import vec_masks
 
-    obs = venv.reset()
+    obs = _flat(venv.reset())
     steps: list[tuple[np.ndarray, ...]] = []
     since_end = np.zeros(venv.num_envs, np.int64)  # each game's decisions so far
     finished = 0
     while finished < decisions:
         masks = vec_masks(venv)
         actions = actor()
-        next_obs, rewards, dones, _ = venv.step(actions)
-        steps.append((obs, masks, actions, rewards.astype(np.float32), dones))
+        ties = masks if best is None else best()  # read before the step changes the games
+        played = actions if player is None else np.asarray(player(obs, masks))
+        next_obs, rewards, dones, _ = venv.step(played)
+        steps.append((obs, masks, actions, rewards.astype(np.float32), dones, ties))
         since_end += 1
         finished += int(since_end[dones].sum())
         since_end[dones] = 0
-        obs = next_obs
-    return _with_returns(steps, gamma)
+        obs = _flat(next_obs)
+    data = _with_returns(steps, gamma)
+    if best is None:
+        del data["best"]
+    return data
+
+
+def _flat(obs):
+    """The observation array of a batch (DQN's environments give it with the masks, in a
+    dict; the masks are collected apart)."""
+    from card_envs.rl.masked_dqn import OBS_KEY
+
+    return obs[OBS_KEY] if isinstance(obs, dict) else obs
 
 
 def _with_returns(steps: list[tuple[np.ndarray, ...]], gamma: float) -> dict[str, np.ndarray]:
     """The decisions of the finished games, with their discounted returns."""
-    obs, masks, actions, rewards, dones = (np.stack(x) for x in zip(*steps, strict=True))
+    obs, masks, actions, rewards, dones, best = (np.stack(x) for x in zip(*steps, strict=True))
     running = np.zeros(rewards.shape[1], np.float32)
     returns = np.zeros_like(rewards)
     for t in range(len(rewards) - 1, -1, -1):  # backwards over time, all games at once
@@ -71,7 +91,8 @@ def _with_returns(steps: list[tuple[np.ndarray, ...]], gamma: float) -> dict[str
         returns[t] = running
     keep = np.flip(np.cumsum(np.flip(dones, 0), 0), 0) > 0  # (T, n): games that ended
     return {"obs": obs[keep].astype(np.float32), "masks": masks[keep].astype(bool),
-            "actions": actions[keep].astype(np.int64), "returns": returns[keep]}
+            "actions": actions[keep].astype(np.int64), "returns": returns[keep],
+            "best": best[keep].astype(bool)}
 
 
 def twin_actor(parts: list, agent: str) -> Actor:
@@ -151,14 +172,65 @@ def from_records(path: str, env, gamma: float, agent: str | None = None
     return {k: data[k] for k in ("obs", "masks", "actions", "returns")}
 
 
-def fit(policy, data: dict[str, np.ndarray], epochs: int, batch_size: int = 256,
-        lr: float = 1e-3, seed: int = 0) -> dict[str, Any]:
-    """Fit a MaskablePPO policy to the data: masked cross-entropy for the actor, squared
-    error for the critic. Returns the last epoch's losses and the training accuracy."""
+def fit_q(policy, data: dict[str, np.ndarray], epochs: int, batch_size: int = 256,
+          lr: float = 1e-3, seed: int = 0, margin: float = 0.2) -> dict[str, Any]:
+    """Fit a masked DQN policy to the data as DQfD does before its own interaction (Hester
+    et al., 2018): the expert's action's q-value regresses to the return its game paid, and
+    a large-margin loss keeps every other legal action's q-value ``margin`` below it. Both
+    are measured in units of the returns' spread where it exceeds 1 (98 Cards pays a point a
+    card: its returns reach 90), so that the regression does not drown the ranking. The
+    target network then starts from the fitted one. Returns the last epoch's losses and the
+    training accuracy (greedy legal action = the expert's)."""
+    from card_envs.rl.masked_dqn import MASK_KEY, OBS_KEY, masked_argmax
+
     obs = th.as_tensor(data["obs"])
     masks = th.as_tensor(data["masks"])
     actions = th.as_tensor(data["actions"], dtype=th.long)
     returns = th.as_tensor(data["returns"])
+    scale = max(1.0, float(returns.std())) if len(returns) > 1 else 1.0
+    q_net = policy.q_net
+    optimizer = th.optim.Adam(q_net.parameters(), lr=lr)
+    gen = th.Generator().manual_seed(seed)
+    policy.set_training_mode(True)
+    n = len(actions)
+    stats: dict[str, Any] = {}
+    for _ in range(epochs):
+        order = th.randperm(n, generator=gen)
+        total_m = total_v = 0.0
+        for start in range(0, n, batch_size):
+            idx = order[start:start + batch_size]
+            legal = masks[idx]
+            q = q_net({OBS_KEY: obs[idx], MASK_KEY: legal.float()})
+            chosen = q.gather(1, actions[idx, None]).squeeze(1)
+            bumped = (q + margin * scale).scatter(1, actions[idx, None], chosen[:, None])
+            loss_m = (bumped.masked_fill(~legal, -th.inf).max(1).values - chosen).mean() / scale
+            loss_v = F.mse_loss(chosen / scale, returns[idx] / scale)
+            optimizer.zero_grad()
+            (loss_m + loss_v).backward()
+            optimizer.step()
+            total_m += loss_m.item() * len(idx)
+            total_v += loss_v.item() * len(idx)
+        stats = {"margin_loss": total_m / n, "value_loss": total_v / n}
+    policy.set_training_mode(False)
+    policy.q_net_target.load_state_dict(q_net.state_dict())
+    with th.no_grad():
+        picked = masked_argmax(q_net({OBS_KEY: obs, MASK_KEY: masks.float()}), masks.float())
+    stats["accuracy"] = float((picked == actions).float().mean())
+    stats["decisions"] = n
+    return stats
+
+
+def fit(policy, data: dict[str, np.ndarray], epochs: int, batch_size: int = 256,
+        lr: float = 1e-3, seed: int = 0) -> dict[str, Any]:
+    """Fit a MaskablePPO policy to the data: masked cross-entropy for the actor, squared
+    error for the critic. Returns the last epoch's losses and the training accuracy.
+    Where the data has ``best`` (every move the expert rates best), the actor's loss is the
+    log-probability of playing any of them, and accuracy counts a move in the set."""
+    obs = th.as_tensor(data["obs"])
+    masks = th.as_tensor(data["masks"])
+    actions = th.as_tensor(data["actions"], dtype=th.long)
+    returns = th.as_tensor(data["returns"])
+    best = th.as_tensor(data["best"]) if "best" in data else None
     optimizer = th.optim.Adam(policy.parameters(), lr=lr)
     gen = th.Generator().manual_seed(seed)
     policy.set_training_mode(True)
@@ -172,7 +244,11 @@ def fit(policy, data: dict[str, np.ndarray], epochs: int, batch_size: int = 256,
             features = policy.extract_features(obs[idx])
             latent_pi, latent_vf = policy.mlp_extractor(features)
             logits = policy.action_net(latent_pi).masked_fill(~masks[idx], -1e8)
-            loss_pi = F.cross_entropy(logits, actions[idx])
+            if best is None:
+                loss_pi = F.cross_entropy(logits, actions[idx])
+            else:  # the probability of playing one of the expert's best moves
+                loss_pi = (th.logsumexp(logits, 1)
+                           - th.logsumexp(logits.masked_fill(~best[idx], -1e8), 1)).mean()
             loss_v = F.mse_loss(policy.value_net(latent_vf).squeeze(1), returns[idx])
             optimizer.zero_grad()
             (loss_pi + 0.5 * loss_v).backward()
@@ -185,6 +261,7 @@ def fit(policy, data: dict[str, np.ndarray], epochs: int, batch_size: int = 256,
         features = policy.extract_features(obs)
         logits = policy.action_net(policy.mlp_extractor.forward_actor(features))
         chosen = logits.masked_fill(~masks, -1e8).argmax(1)
-    stats["accuracy"] = float((chosen == actions).float().mean())
+    right = (chosen == actions) if best is None else best[th.arange(len(chosen)), chosen]
+    stats["accuracy"] = float(right.float().mean())
     stats["decisions"] = n
     return stats

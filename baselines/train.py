@@ -159,7 +159,7 @@ class Trainer:
             model = cls(policy, self.env, seed=cfg["seed"], device="cpu", verbose=0, **hp)
             if cfg.get("init_from"):  # start from another model's weights (same network)
                 model.set_parameters(cfg["init_from"], exact_match=False, device="cpu")
-            elif cfg.get("pretrain") and cfg["algo"] == "maskable_ppo":
+            elif cfg.get("pretrain"):
                 self._imitate(model)
         self.learner.policy = model.policy
         if self.pool is not None:
@@ -179,6 +179,7 @@ class Trainer:
             collect,
             collect_parallel,
             fit,
+            fit_q,
             from_records,
             scalar_actor,
             twin_actor,
@@ -210,7 +211,11 @@ class Trainer:
             data = collect(venv, scalar_actor(venv.unwrapped, agent, seed), decisions, gamma)
             how = "scalar"
         collected = time.time() - started
-        stats = fit(model.policy, data, pre.get("epochs", 10), seed=cfg["seed"])
+        if cfg["algo"] == "dqn":
+            stats = fit_q(model.policy, data, pre.get("epochs", 10), seed=cfg["seed"],
+                          margin=pre.get("margin", 0.2))
+        else:
+            stats = fit(model.policy, data, pre.get("epochs", 10), seed=cfg["seed"])
         stats.update(agent=agent or pre["records"], seconds=round(time.time() - started, 1),
                      collect_seconds=round(collected, 1), collected_by=how,
                      decisions_per_s=round(len(data["actions"]) / max(collected, 1e-9)))

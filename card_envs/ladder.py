@@ -525,6 +525,28 @@ machine that ran the ladder (2 shared CPU cores).
 """
 
 
+def _measure(result: LadderResult):
+    """How a section compares agents: (span(row) -> (value, low, high), what, format).
+
+    Ratings with their 95% intervals; for one player (no ratings), win rates."""
+    if result.kind == "solo":
+        return (lambda r: r.tally.rate("wins")), "win rate", "{:.1%}"
+
+    def span(r: Row) -> tuple[float, float, float]:
+        lo, hi = r.interval
+        return (r.rating[0] if r.rating else float("nan"), lo, hi)
+
+    return span, "rating", "{:.1f}"
+
+
+def _split(result: LadderResult, rule_agents: Sequence[str]) -> tuple[list[Row], list[Row]]:
+    """The section's search agents (a budget, ``NAME:BUDGET``, or simple tricks' exact
+    ``solver``) and its rule agents (the spec's others)."""
+    search = [r for r in result.rows if ":" in r.name or r.name == "solver"]
+    rules = [r for r in result.rows if r.name in rule_agents and r.name not in ("solver",)]
+    return search, rules
+
+
 def verdict(result: LadderResult, rule_agents: Sequence[str]) -> str:
     """Whether the best search agent is clearly above the best rule agent (one sentence).
 
@@ -532,23 +554,10 @@ def verdict(result: LadderResult, rule_agents: Sequence[str]) -> str:
     ``solver``; rule agents are the spec's other agents. "Clearly" means the 95% intervals
     (ratings; for one player, win rates) do not overlap.
     """
-    search = [r for r in result.rows if ":" in r.name or r.name == "solver"]
-    rules = [r for r in result.rows if r.name in rule_agents and r.name not in ("solver",)]
+    search, rules = _split(result, rule_agents)
     if not search or not rules:
         return "No search agent on this ladder: nothing to compare with the rule agents."
-    if result.kind == "solo":
-        def span(r: Row) -> tuple[float, float, float]:
-            return r.tally.rate("wins")
-
-        what = "win rate"
-        fmt = "{:.1%}"
-    else:
-        def span(r: Row) -> tuple[float, float, float]:
-            lo, hi = r.interval
-            return (r.rating[0] if r.rating else float("nan"), lo, hi)
-
-        what = "rating"
-        fmt = "{:.1f}"
+    span, what, fmt = _measure(result)
     top = max(search, key=lambda r: span(r)[0])
     rival = max(rules, key=lambda r: span(r)[0])
     (v, lo, hi), (rv, rlo, rhi) = span(top), span(rival)
@@ -561,6 +570,30 @@ def verdict(result: LadderResult, rule_agents: Sequence[str]) -> str:
         return (f"The search is ahead but not clearly: {pair}; the intervals overlap by "
                 f"{fmt.format(rhi - lo)}.")
     return f"The search is not ahead: {pair}; it trails by {fmt.format(rv - v)}."
+
+
+def standing(result: LadderResult, rule_agents: Sequence[str]) -> str:
+    """Where the shipped model (``best``, the network alone) stands against the section's
+    best rule agent and best search agent (one sentence): clearly above or below where the
+    95% intervals are apart, level where they overlap."""
+    best = next((r for r in result.rows if r.name == "best"), None)
+    if best is None:
+        return "No shipped model on this ladder."
+    search, rules = _split(result, rule_agents)
+    span, what, fmt = _measure(result)
+    v, lo, hi = span(best)
+    parts = []
+    for kind, rows in (("rule agent", rules), ("search agent", search)):
+        if not rows:
+            continue
+        rival = max(rows, key=lambda r: span(r)[0])
+        rv, rlo, rhi = span(rival)
+        place = ("clearly above" if lo > rhi else "clearly below" if hi < rlo
+                 else "level with (the intervals overlap)")
+        parts.append(f"{place} the best {kind} `{rival.name}` ({fmt.format(rv)} "
+                     f"[{fmt.format(rlo)}, {fmt.format(rhi)}])")
+    return (f"The shipped model `best` ({what} {fmt.format(v)} [{fmt.format(lo)}, "
+            f"{fmt.format(hi)}]) is " + " and ".join(parts) + ".")
 
 
 def section_lines(result: LadderResult, img: str | None) -> list[str]:
@@ -584,7 +617,7 @@ def section_lines(result: LadderResult, img: str | None) -> list[str]:
         lines += ["", *result.notes]
     spec = load_spec(s.env_name)
     rule_agents = [n for n, c in spec.agents.items() if not getattr(c, "takes_budget", False)]
-    lines += ["", verdict(result, rule_agents)]
+    lines += ["", verdict(result, rule_agents), "", standing(result, rule_agents)]
     if img:
         lines += ["", f"![ladder of {s.key}]({img})"]
     return lines

@@ -522,10 +522,62 @@ def test_imitation_fits_the_policy_to_the_agents_choices():
     assert after > 0.8 and after > before + 0.2
 
 
-def test_a_run_that_imitates_first_keeps_the_imitation_policy_as_a_checkpoint(tmp_path):
-    run = _train(tmp_path, "simple_tricks_v0", "maskable_ppo", "--pretrain", "heuristic,500,2")
+def test_dqn_imitation_ranks_the_agents_choice_first_and_values_it_at_the_return():
+    from stable_baselines3.common.vec_env import DummyVecEnv
+
+    from baselines.imitation import collect, fit_q, scalar_actor
+    from card_envs.rl.masked_dqn import MASK_KEY, OBS_KEY, MaskedDQN
+
+    gym_env = load_spec("simple_tricks_v0").factories()[2]
+    env = DummyVecEnv([lambda: gym_env(opponent="first_play", dict_obs=True)] * 4)
+    env.seed(0)
+    data = collect(env, scalar_actor(env, "heuristic", seed=0), 1500, gamma=1.0)
+    assert data["obs"].ndim == 2  # the observations alone: the masks are kept apart
+    model = MaskedDQN("MaskedDQNPolicy", env, seed=0, device="cpu", learning_starts=10)
+    before = fit_q(model.policy, data, epochs=0)["accuracy"]
+    after = fit_q(model.policy, data, epochs=30)["accuracy"]
+    assert after > 0.8 and after > before + 0.2
+    with th.no_grad():
+        batch = {OBS_KEY: th.as_tensor(data["obs"]), MASK_KEY: th.as_tensor(data["masks"]).float()}
+        q = model.policy.q_net(batch)
+        chosen = q.gather(1, th.as_tensor(data["actions"])[:, None]).squeeze(1).numpy()
+        # the target network starts from the fitted one
+        assert th.equal(q, model.policy.q_net_target(batch))
+    # the expert's q-values follow the returns its games paid (-1, 0 or +1)
+    assert np.corrcoef(chosen, data["returns"])[0, 1] > 0.3
+
+
+@pytest.mark.parametrize("algo", ["maskable_ppo", "dqn"])
+def test_a_run_that_imitates_first_keeps_the_imitation_policy_as_a_checkpoint(tmp_path, algo):
+    run = _train(tmp_path, "simple_tricks_v0", algo, "--pretrain", "heuristic,500,2")
     assert run.curve()[0]["timesteps"] == 0
     assert json.loads((run.path / "pretrain.json").read_text())["agent"] == "heuristic"
+
+
+def test_dqn_imitates_at_the_quick_budget_and_learns_from_scratch_at_the_full_one():
+    from baselines.train import build_config, parser
+
+    def pretrain(algo, budget):
+        argv = ["--env", "palace_v0", "--algo", algo, "--budget", budget]
+        return build_config(parser().parse_args(argv))["pretrain"]
+
+    assert pretrain("dqn", "quick") == pretrain("maskable_ppo", "quick") is not None
+    assert pretrain("dqn", "full") is None and pretrain("maskable_ppo", "full") is not None
+    # a setting's block may say otherwise (Literature's DQN imitates at both budgets)
+    argv = ["--env", "literature_v0-original", "--algo", "dqn", "--budget", "full"]
+    assert build_config(parser().parse_args(argv))["pretrain"]["agent"] == "heuristic"
+
+
+def test_runs_started_together_never_share_a_folder(tmp_path, monkeypatch):
+    from pathlib import Path
+
+    from baselines.train import build_config, parser
+
+    cfg = build_config(parser().parse_args(["--env", "simple_tricks_v0"]))
+    # another process may create the folder between a look and the mkdir: never look
+    monkeypatch.setattr(Path, "exists", lambda self: False)
+    paths = {Run.create(tmp_path, cfg, "x").path for _ in range(3)}
+    assert len(paths) == 3 and all((p / "checkpoints").is_dir() for p in paths)
 
 
 def test_progress_line_says_steps_speed_reward_and_time_left():
@@ -549,7 +601,8 @@ def test_collect_refuses_runs_trained_otherwise_but_not_for_settings_an_algorith
         cfg = build_config(train_parser().parse_args(argv))
         run = Run.create(tmp_path, dict(cfg, pretrain={"agent": "random", "decisions": 5}), "x")
         drift = config_drift(str(run.path))
-        # DQN never imitates, so its pretrain entry does not matter; PPO's does
+        # DQN does not imitate at the full budget (dqn.yaml imitate), so its pretrain entry
+        # does not matter there; PPO's does
         assert drift == ([] if algo == "dqn" else [
             f"pretrain: run {{'agent': 'random', 'decisions': 5}}, configs {cfg['pretrain']!r}"])
         run = Run.create(tmp_path, dict(cfg, timesteps=7), "x")
@@ -566,3 +619,39 @@ def test_a_learning_rate_can_fall_linearly_over_the_run():
     cfg["hyperparams"] = {"learning_rate": {"begin": 1e-3, "end": 1e-5}}
     with pytest.raises(ValueError, match="learning_rate: .* give a number or"):
         train_cli.policy_and_hyperparams(cfg)
+
+
+def test_expert_iteration_labels_the_models_own_positions_with_every_best_move(tmp_path, capsys):
+    from baselines import expert_iteration
+    from card_envs.core.agents import make_agent
+
+    out = tmp_path / "dagger.zip"
+    argv = ["best", "--env", "simple_tricks_v0", "--expert", "solver", "--opponent",
+            "solver,heuristic", "--rounds", "2", "--decisions", "300", "--epochs", "1",
+            "--out", str(out)]
+    assert expert_iteration.main(argv) == 0
+    printed = capsys.readouterr().out
+    assert printed.count("the model agreed with solver on") == 2
+    meta = json.loads(out.with_suffix(".json").read_text())
+    rounds = meta["expert_iteration"]["rounds"]
+    assert [r["round"] for r in rounds] == [1, 2] and rounds[1]["labels"] > rounds[0]["labels"]
+    # the shipped model already plays a best card almost always: ties count as agreement
+    assert rounds[0]["agreed_before_fit"] > 0.9
+    spec = load_spec("simple_tricks_v0")
+    agent = make_agent(spec, f"model:{out}", spec.make_game())
+    game = spec.make_game()
+    s = game.init(np.random.default_rng(0))
+    assert game.legal_mask(s)[agent.act(game.view(s, s.player), np.random.default_rng(0))]
+
+
+@pytest.mark.parametrize("argv, message", [
+    (["--expert", "nobody"], "unknown agent 'nobody'"),
+    (["--expert", "solver", "--rounds", "0"], "--rounds must be at least 1"),
+])
+def test_expert_iteration_errors_are_one_line(tmp_path, capsys, argv, message):
+    from baselines import expert_iteration
+
+    code = expert_iteration.main(["best", "--env", "simple_tricks_v0", "--out",
+                                  str(tmp_path / "x.zip"), *argv])
+    err = capsys.readouterr().err.strip()
+    assert code == 2 and message in err and "\n" not in err

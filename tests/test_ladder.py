@@ -158,6 +158,34 @@ def test_verdict_compares_the_best_search_agent_with_the_best_rule_agent():
     assert verdict(none, ["heuristic"]).startswith("No search agent")
 
 
+def test_standing_says_where_best_is_against_the_best_rule_and_search_agents():
+    from card_envs.core.evaluation import Tally
+    from card_envs.ladder import LadderResult, Row, standing
+
+    def row(name, mu, sigma):
+        return Row(name, Tally(name), 0.0, (mu, sigma))
+
+    def result(*rows):
+        return LadderResult(SETTINGS[0], "duplicate", 2, list(rows), 3, 6, 0, 0.0)
+
+    mixed = result(row("ismcts:8", 40, 1), row("best", 30, 1), row("heuristic", 20, 1),
+                   row("lowest", 35, 1))
+    # the best rule agent is the highest rated one (`lowest` here), whatever the names say
+    assert standing(mixed, ["heuristic", "lowest"]) == (
+        "The shipped model `best` (rating 30.0 [28.0, 32.0]) is clearly below the best rule "
+        "agent `lowest` (35.0 [33.0, 37.0]) and clearly below the best search agent "
+        "`ismcts:8` (40.0 [38.0, 42.0]).")
+    level = result(row("best", 21, 2), row("heuristic", 20, 2))
+    assert standing(level, ["heuristic"]) == (
+        "The shipped model `best` (rating 21.0 [17.1, 24.9]) is level with (the intervals "
+        "overlap) the best rule agent `heuristic` (20.0 [16.1, 23.9]).")
+    above = result(row("best", 30, 1), row("heuristic", 20, 1), row("ismcts:8", 25, 1))
+    assert "clearly above the best rule agent" in standing(above, ["heuristic"])
+    assert "clearly above the best search agent" in standing(above, ["heuristic"])
+    assert standing(result(row("heuristic", 20, 1)), ["heuristic"]) == (
+        "No shipped model on this ladder.")
+
+
 @pytest.mark.parametrize("key", ["palace_v0", "literature_v0-original", "thirty_one_v0-2",
                                  "ninety_eight_cards_v0"])
 def test_matches_on_the_twin_are_the_games_of_the_scalar_ladder(key):

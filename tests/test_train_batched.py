@@ -248,11 +248,11 @@ def test_team_games_on_the_twin_seat_the_learner_as_its_teammates(tmp_path):
     """Literature (4 players, teams of alternate seats): on the twin the teammate's seat is
     a Player of the learner's own current policy, the opponents' seats the twin's agent."""
     trainer = _trainer(tmp_path, "literature_v0-original", "maskable_ppo", "--n-envs", "4")
-    cautious = trainer.base.parts[0].env  # 3 of the 4 games against cautious, 1 heuristic
-    seats = cautious.players  # relative to the learner: +1, +2 (teammate), +3
+    heuristic = trainer.base.parts[0].env  # 3 of the 4 games against heuristic, 1 cautious
+    seats = heuristic.players  # relative to the learner: +1, +2 (teammate), +3
     assert seats[0] is None and seats[2] is None and seats[1].name == "learner"
-    assert list(cautious.opponents) == [trainer.engine.agent_index("cautious"), -1,
-                                        trainer.engine.agent_index("cautious")]
+    assert list(heuristic.opponents) == [trainer.engine.agent_index("heuristic"), -1,
+                                         trainer.engine.agent_index("heuristic")]
     trainer.model.learn(64)
     assert trainer.learner.policy is trainer.model.policy
 

@@ -382,7 +382,11 @@ class SolverAgent(BaseAgent):
         return self._solver
 
     def act(self, view: TricksView, rng: np.random.Generator) -> int:
-        return self.solver(view.num_values).best_moves(*view_position(view))[0]
+        return self.best_moves(view)[0]
+
+    def best_moves(self, view: TricksView) -> list[int]:
+        """Every card of the highest solved value (ties are common: equal cards in effect)."""
+        return self.solver(view.num_values).best_moves(*view_position(view))
 
 
 class PimcAgent(SolverAgent):

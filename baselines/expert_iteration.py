@@ -1,0 +1,133 @@
+"""Expert iteration (DAgger): the model plays, an expert labels every position it reaches,
+the model learns all the labels so far; repeat.
+
+    python -m baselines.expert_iteration best --env simple_tricks_v0 --expert solver \\
+        --opponent solver,heuristic --rounds 3 --decisions 40000 --out runs/dagger/st.zip
+
+Imitation before reinforcement (``pretrain``, baselines/imitation.py) learns from the
+positions the expert reaches itself; a network that then plays on its own meets positions
+the expert never showed it. Here the network's own games decide which positions get labelled
+(Ross, Gordon and Bagnell, 2011): each round plays ``--decisions`` decisions of the model in
+the learner's seat of scalar games against ``--opponent`` (a name, or several spread over the
+games), asks the expert for its move in every one of those positions (it reads the seat's
+view, as every agent does), then fits the policy to every label collected so far
+(``imitation.fit``: masked cross-entropy, the value head to the returns of the model's own
+games). Each round prints how often the model already agreed with the expert on the new
+positions. An expert with ``best_moves(view)`` (simple tricks' ``solver``: equal cards tie)
+labels each position with all its best moves, and the policy learns to play any of them.
+The result is a model.zip with its model.json, playable as ``model:PATH``.
+MaskablePPO models only.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+
+import numpy as np
+import torch as th
+from stable_baselines3.common.vec_env import DummyVecEnv
+
+from baselines.imitation import collect, fit, scalar_actor
+from card_envs.core.agents import make_agent
+from card_envs.registry import load_spec
+from card_envs.rl.policy_agent import algo_class, read_meta, shipped_model
+
+
+def play_and_label(model, spec, meta: dict, opponents: list[str], expert: str,
+                   decisions: int, gamma: float, seed: int, n_envs: int = 8
+                   ) -> dict[str, np.ndarray]:
+    """``decisions`` decisions of ``model`` (greedy) in the learner's seat of scalar games
+    against ``opponents`` (``n_envs`` games each), each labelled with ``expert``'s move."""
+    gym_env = spec.factories()[2]
+    kwargs = {**meta.get("game_args", {}), "obs_encoding": meta.get("obs_encoding", "default")}
+    venv = DummyVecEnv([lambda o=o: gym_env(opponent=o, **kwargs)
+                        for o in opponents for _ in range(n_envs)])
+    venv.seed(seed)
+
+    def player(obs: np.ndarray, masks: np.ndarray) -> np.ndarray:
+        return model.predict(obs, action_masks=masks, deterministic=True)[0]
+
+    envs = [e.unwrapped for e in venv.envs]
+    game = envs[0].game
+    judge = make_agent(spec, expert, game)
+    best = None
+    if hasattr(judge, "best_moves"):  # an expert with ties (simple tricks' solver)
+        def best() -> np.ndarray:
+            out = np.zeros((len(envs), game.num_actions), bool)
+            for i, env in enumerate(envs):
+                out[i, judge.best_moves(game.view(env.game_state, env.seat))] = True
+            return out
+
+    return collect(venv, scalar_actor(venv, expert, seed), decisions, gamma, player=player,
+                   best=best)
+
+
+def main(argv: list[str] | None = None) -> int:
+    p = argparse.ArgumentParser(prog="python -m baselines.expert_iteration",
+                                description=__doc__.split("\n")[0])
+    p.add_argument("model", help="model.zip (MaskablePPO, with its model.json) or 'best'")
+    p.add_argument("--env", required=True, help="env name, e.g. simple_tricks_v0")
+    p.add_argument("--expert", required=True, help="the agent whose moves are the labels")
+    p.add_argument("--opponent", default="random",
+                   help="agent name(s) the model plays against, comma-separated")
+    p.add_argument("--rounds", type=int, default=3)
+    p.add_argument("--decisions", type=int, default=40000, help="new labels per round")
+    p.add_argument("--epochs", type=int, default=5, help="passes over all labels per round")
+    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--out", required=True, help="where to write the new model.zip")
+    args = p.parse_args(argv)
+    try:
+        spec = load_spec(args.env)
+        path = shipped_model(spec.env_name) if args.model == "best" else args.model
+        if path is None:
+            raise ValueError(f"no trained model ships for {spec.env_name}")
+        meta = read_meta(path)
+        if meta["algo"] != "maskable_ppo":
+            raise ValueError(f"{path} is a {meta['algo']} model; expert iteration takes "
+                             "maskable_ppo models")
+        opponents = args.opponent.split(",")
+        game = spec.make_game(**meta.get("game_args", {}))
+        for name in (args.expert, *opponents):
+            make_agent(spec, name, game)  # an unknown name fails here, naming the choices
+        for name in ("rounds", "decisions", "epochs"):
+            if getattr(args, name) < 1:
+                raise ValueError(f"--{name} must be at least 1, got {getattr(args, name)}")
+    except ValueError as err:
+        print(f"error: {err}", file=sys.stderr)
+        return 2
+    th.set_num_threads(1)
+    model = algo_class("maskable_ppo").load(path, device="cpu")
+    gamma = float(model.gamma)
+    data: dict[str, np.ndarray] | None = None
+    rounds = []
+    for r in range(args.rounds):
+        new = play_and_label(model, spec, meta, opponents, args.expert, args.decisions, gamma,
+                             seed=args.seed * 1000 + r)
+        with th.no_grad():
+            played = model.predict(new["obs"], action_masks=new["masks"], deterministic=True)[0]
+        agreed = float(np.mean(new["best"][np.arange(len(played)), played] if "best" in new
+                               else played == new["actions"]))
+        data = new if data is None else {k: np.concatenate([data[k], new[k]]) for k in data}
+        stats = fit(model.policy, data, args.epochs, seed=args.seed + r)
+        rounds.append({"round": r + 1, "labels": len(data["actions"]),
+                       "agreed_before_fit": round(agreed, 4),
+                       "accuracy_after_fit": round(stats["accuracy"], 4)})
+        print(f"round {r + 1}: the model agreed with {args.expert} on {agreed:.1%} of "
+              f"{len(new['actions']):,} new positions; after fitting all "
+              f"{len(data['actions']):,} labels, on {stats['accuracy']:.1%}", flush=True)
+    out = Path(args.out).with_suffix(".zip")
+    out.parent.mkdir(parents=True, exist_ok=True)
+    model.save(out)
+    meta = {**meta, "expert_iteration": {"from": str(path), "expert": args.expert,
+                                         "opponents": opponents, "rounds": rounds,
+                                         "epochs": args.epochs, "seed": args.seed}}
+    out.with_suffix(".json").write_text(json.dumps(meta, indent=2) + "\n")
+    print(f"wrote {out}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
