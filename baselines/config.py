@@ -134,6 +134,9 @@ def build_config(args: argparse.Namespace) -> dict[str, Any]:
         "team": gcfg["team"],
         "shaping": parse_shaping(args.shaping) if args.shaping else gcfg.get("shaping"),
         "select": gcfg.get("select"),
+        # expert iteration after training (MaskablePPO only; baselines/expert_iteration.py)
+        "refine": _for_budget(gcfg.get("refine"), args.budget)
+        if args.algo == "maskable_ppo" else None,
         # the setting's imitation, where the algorithm's configs say it imitates (default:
         # it does); --pretrain always applies
         "pretrain": parse_pretrain(args.pretrain) if args.pretrain

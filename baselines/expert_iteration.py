@@ -65,6 +65,31 @@ def play_and_label(model, spec, meta: dict, opponents: list[str], expert: str,
                    best=best)
 
 
+def refine(model, spec, meta: dict, expert: str, opponents: list[str], rounds: int,
+           decisions: int, epochs: int, seed: int = 0, label: str = "") -> list[dict]:
+    """``rounds`` rounds of expert iteration on ``model`` (in place); one line and one
+    record per round (how often the model already agreed on the new positions)."""
+    gamma = float(model.gamma)
+    data: dict[str, np.ndarray] | None = None
+    out = []
+    for r in range(rounds):
+        new = play_and_label(model, spec, meta, opponents, expert, decisions, gamma,
+                             seed=seed * 1000 + r)
+        with th.no_grad():
+            played = model.predict(new["obs"], action_masks=new["masks"], deterministic=True)[0]
+        agreed = float(np.mean(new["best"][np.arange(len(played)), played] if "best" in new
+                               else played == new["actions"]))
+        data = new if data is None else {k: np.concatenate([data[k], new[k]]) for k in data}
+        stats = fit(model.policy, data, epochs, seed=seed + r)
+        out.append({"round": r + 1, "labels": len(data["actions"]),
+                    "agreed_before_fit": round(agreed, 4),
+                    "accuracy_after_fit": round(stats["accuracy"], 4)})
+        print(f"{label}round {r + 1}: the model agreed with {expert} on {agreed:.1%} of "
+              f"{len(new['actions']):,} new positions; after fitting all "
+              f"{len(data['actions']):,} labels, on {stats['accuracy']:.1%}", flush=True)
+    return out
+
+
 def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(prog="python -m baselines.expert_iteration",
                                 description=__doc__.split("\n")[0])
@@ -100,24 +125,8 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     th.set_num_threads(1)
     model = algo_class("maskable_ppo").load(path, device="cpu")
-    gamma = float(model.gamma)
-    data: dict[str, np.ndarray] | None = None
-    rounds = []
-    for r in range(args.rounds):
-        new = play_and_label(model, spec, meta, opponents, args.expert, args.decisions, gamma,
-                             seed=args.seed * 1000 + r)
-        with th.no_grad():
-            played = model.predict(new["obs"], action_masks=new["masks"], deterministic=True)[0]
-        agreed = float(np.mean(new["best"][np.arange(len(played)), played] if "best" in new
-                               else played == new["actions"]))
-        data = new if data is None else {k: np.concatenate([data[k], new[k]]) for k in data}
-        stats = fit(model.policy, data, args.epochs, seed=args.seed + r)
-        rounds.append({"round": r + 1, "labels": len(data["actions"]),
-                       "agreed_before_fit": round(agreed, 4),
-                       "accuracy_after_fit": round(stats["accuracy"], 4)})
-        print(f"round {r + 1}: the model agreed with {args.expert} on {agreed:.1%} of "
-              f"{len(new['actions']):,} new positions; after fitting all "
-              f"{len(data['actions']):,} labels, on {stats['accuracy']:.1%}", flush=True)
+    rounds = refine(model, spec, meta, args.expert, opponents, args.rounds, args.decisions,
+                    args.epochs, args.seed)
     out = Path(args.out).with_suffix(".zip")
     out.parent.mkdir(parents=True, exist_ok=True)
     model.save(out)

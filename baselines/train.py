@@ -517,6 +517,9 @@ def train(run: Run, progress: bool = True, stop_at: int | None = None,
             return 130
         if trainer.model.num_timesteps > (callback.rows[-1]["timesteps"] if callback.rows else 0):
             callback.evaluate_and_save()
+    refined = run.path / "refine.json"
+    if cfg.get("refine") and cfg["refine"].get("rounds") and not refined.exists():
+        _refine(trainer, callback, label)
     best = callback.best
     trainer.model.set_parameters(str(run.path / f"{BEST}.zip"), device="cpu")
     meta = checkpoint_meta(cfg, best["timesteps"])
@@ -535,6 +538,31 @@ def train(run: Run, progress: bool = True, stop_at: int | None = None,
     )
     print(f"[{label}] model: {run.path / 'model.zip'}", flush=True)
     return 0
+
+
+def _refine(trainer: Trainer, callback: CurveAndCheckpoints, label: str) -> None:
+    """Expert iteration on the kept checkpoint (the setting's ``refine``: expert, opponent,
+    rounds, decisions, epochs; baselines/expert_iteration.py), then one more learning-curve
+    point: the refined policy is kept if it does better on the selection deals."""
+    from baselines.expert_iteration import refine
+
+    cfg, run = trainer.cfg, trainer.run
+    ref = cfg["refine"]
+    trainer.model.set_parameters(str(run.path / f"{BEST}.zip"), device="cpu")
+    opponents = ref["opponent"] if isinstance(ref["opponent"], list) else [ref["opponent"]]
+    started = time.time()
+    meta = {"game_args": cfg["env_kwargs"], "obs_encoding": cfg["obs_encoding"]}
+    rounds = refine(trainer.model, trainer.spec, meta, ref["expert"], opponents, ref["rounds"],
+                    ref["decisions"], ref.get("epochs", 5), seed=cfg["seed"],
+                    label=f"[{label}] expert iteration ")
+    before = callback.best
+    callback.evaluate_and_save()  # replaces the best only if the refined policy does better
+    kept = callback.best is not before
+    print(f"[{label}] expert iteration: the refined policy is "
+          f"{'kept' if kept else 'not better on the selection deals; not kept'}", flush=True)
+    write_json(run.path / "refine.json", {**ref, "rounds_done": rounds,
+                                          "seconds": round(time.time() - started, 1),
+                                          "kept": bool(kept)})
 
 
 def parser() -> argparse.ArgumentParser:

@@ -525,10 +525,14 @@ machine that ran the ladder (2 shared CPU cores).
 """
 
 
-def _measure(result: LadderResult):
+def _measure(result: LadderResult, solo_score: bool = False):
     """How a section compares agents: (span(row) -> (value, low, high), what, format).
 
-    Ratings with their 95% intervals; for one player (no ratings), win rates."""
+    Ratings with their 95% intervals; for one player (no ratings), win rates, or with
+    ``solo_score`` mean scores."""
+    if result.kind == "solo" and solo_score:
+        return ((lambda r: (r.tally.mean_score, *r.tally.score_interval())), "mean score",
+                "{:.2f}")
     if result.kind == "solo":
         return (lambda r: r.tally.rate("wins")), "win rate", "{:.1%}"
 
@@ -575,12 +579,14 @@ def verdict(result: LadderResult, rule_agents: Sequence[str]) -> str:
 def standing(result: LadderResult, rule_agents: Sequence[str]) -> str:
     """Where the shipped model (``best``, the network alone) stands against the section's
     best rule agent and best search agent (one sentence): clearly above or below where the
-    95% intervals are apart, level where they overlap."""
+    95% intervals are apart, level where they overlap. For one player the mean scores are
+    compared (98 Cards: cards played), which separate agents where win rates of a few
+    percent cannot."""
     best = next((r for r in result.rows if r.name == "best"), None)
     if best is None:
         return "No shipped model on this ladder."
     search, rules = _split(result, rule_agents)
-    span, what, fmt = _measure(result)
+    span, what, fmt = _measure(result, solo_score=True)
     v, lo, hi = span(best)
     parts = []
     for kind, rows in (("rule agent", rules), ("search agent", search)):

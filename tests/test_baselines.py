@@ -110,7 +110,15 @@ def _train(tmp_path, setting, algo, *extra):
 @pytest.mark.parametrize("setting", settings())
 @pytest.mark.parametrize("algo", ["maskable_ppo", "dqn"])
 def test_train_save_load_evaluate(tmp_path, setting, algo, capsys):
-    run = _train(tmp_path, setting, algo)
+    from baselines.config import _for_budget, game_config
+
+    pre = _for_budget(game_config(setting).get("pretrain"), "quick")
+    # the setting's own imitation agent, on a few hundred decisions (the quick budget's tens
+    # of thousands are for learning, not for this test)
+    run = _train(tmp_path, setting, algo, *(["--pretrain", f"{pre['agent']},300,1"] if pre
+                                            else []))
+    if pre:
+        assert json.loads((run.path / "pretrain.json").read_text())["agent"] == pre["agent"]
     for name in (
         "config.json",
         "command.txt",
@@ -655,3 +663,29 @@ def test_expert_iteration_errors_are_one_line(tmp_path, capsys, argv, message):
                                   str(tmp_path / "x.zip"), *argv])
     err = capsys.readouterr().err.strip()
     assert code == 2 and message in err and "\n" not in err
+
+
+def test_a_run_with_refine_ends_with_expert_iteration_and_keeps_it_only_if_better(tmp_path):
+    from baselines.train import build_config, parser, train
+
+    argv = ["--env", "simple_tricks_v0", "--budget", "quick", "--timesteps", "300",
+            "--eval-freq", "300", "--eval-games", "20", "--final-games", "4", "--n-envs", "2",
+            "--runs", str(tmp_path)]
+    cfg = build_config(parser().parse_args(argv))
+    assert cfg["refine"]["rounds"] == 0  # the quick budget does not refine
+    cfg["refine"] = {"expert": "solver", "opponent": ["heuristic"], "rounds": 1,
+                     "decisions": 300, "epochs": 2}
+    run = Run.create(tmp_path, cfg, "test")
+    assert train(run, progress=False) == 0
+    done = json.loads((run.path / "refine.json").read_text())
+    assert done["rounds_done"][0]["labels"] >= 300
+    rows = run.curve()
+    assert rows[-1]["timesteps"] == rows[-2]["timesteps"]  # the refined policy's point
+    meta = json.loads((run.path / "model.json").read_text())
+    better = rows[-1]["decided_rate"] > max(r["decided_rate"] for r in rows[:-1])
+    assert done["kept"] == better
+    assert (meta["selection"]["value"] == rows[-1]["decided_rate"]) == better
+    build = build_config(parser().parse_args([*argv[:3], "full"]))
+    assert build["refine"]["rounds"] == 4
+    assert build_config(parser().parse_args([*argv[:3], "full", "--algo", "dqn"]))[
+        "refine"] is None

@@ -199,3 +199,21 @@ def test_matches_on_the_twin_are_the_games_of_the_scalar_ladder(key):
         assert batched.name == scalar.name
         assert batched.tally.summary() == scalar.tally.summary()
         assert batched.rating == scalar.rating
+
+
+def test_standing_of_a_solo_game_compares_mean_scores():
+    from card_envs.core.evaluation import Tally
+    from card_envs.ladder import LadderResult, Row, standing
+
+    def row(name, scores):
+        tally = Tally(name)
+        for score in scores:  # no game won: win rates alone could not tell these apart
+            tally.add(0.0, score)
+        return Row(name, tally, 0.0)
+
+    setting = next(s for s in SETTINGS if s.key == "ninety_eight_cards_v0")
+    result = LadderResult(setting, "solo", 1, [row("expert", [85, 86, 87] * 20),
+                                               row("best", [80, 81, 82] * 20)], 2, 120, 0, 0.0)
+    text = standing(result, ["expert"])
+    assert text.startswith("The shipped model `best` (mean score 81.00 [")
+    assert "clearly below the best rule agent `expert` (86.00 [" in text
