@@ -4,18 +4,18 @@ the model learns all the labels so far; repeat.
     python -m baselines.expert_iteration best --env simple_tricks_v0 --expert solver \\
         --opponent solver,heuristic --rounds 3 --decisions 40000 --out runs/dagger/st.zip
 
-Imitation before reinforcement (``pretrain``, baselines/imitation.py) learns from the
-positions the expert reaches itself; a network that then plays on its own meets positions
-the expert never showed it. Here the network's own games decide which positions get labelled
-(Ross, Gordon and Bagnell, 2011): each round plays ``--decisions`` decisions of the model in
-the learner's seat of scalar games against ``--opponent`` (a name, or several spread over the
-games), asks the expert for its move in every one of those positions (it reads the seat's
-view, as every agent does), then fits the policy to every label collected so far
+Imitation before reinforcement (``pretrain``, baselines/imitation.py) learns from the positions
+the expert reaches itself; a network that then plays on its own meets positions the expert
+never showed it. Here the network's own games decide which positions get labelled (Ross, Gordon
+and Bagnell, 2011): each round plays ``--decisions`` decisions of the model in the learner's
+seat of scalar games against ``--opponent`` (a name, or several spread over the games; ``solo``
+for a one-player game), asks the expert for its move in every one of those positions (it reads
+the seat's view, as every agent does), then fits the policy to every label collected so far
 (``imitation.fit``: masked cross-entropy, the value head to the returns of the model's own
 games). Each round prints how often the model already agreed with the expert on the new
 positions. An expert with ``best_moves(view)`` (simple tricks' ``solver``: equal cards tie)
-labels each position with all its best moves, and the policy learns to play any of them.
-The result is a model.zip with its model.json, playable as ``model:PATH``.
+labels each position with all its best moves, and the policy learns to play any of them. The
+result is a model.zip with its model.json, playable as ``model:PATH``.
 MaskablePPO models only.
 """
 
@@ -43,7 +43,7 @@ def play_and_label(model, spec, meta: dict, opponents: list[str], expert: str,
     against ``opponents`` (``n_envs`` games each), each labelled with ``expert``'s move."""
     gym_env = spec.factories()[2]
     kwargs = {**meta.get("game_args", {}), "obs_encoding": meta.get("obs_encoding", "default")}
-    venv = DummyVecEnv([lambda o=o: gym_env(opponent=o, **kwargs)
+    venv = DummyVecEnv([lambda o=o: gym_env(**kwargs, **({} if o == "solo" else {"opponent": o}))
                         for o in opponents for _ in range(n_envs)])
     venv.seed(seed)
 
@@ -115,7 +115,7 @@ def main(argv: list[str] | None = None) -> int:
                              "maskable_ppo models")
         opponents = args.opponent.split(",")
         game = spec.make_game(**meta.get("game_args", {}))
-        for name in (args.expert, *opponents):
+        for name in (args.expert, *[o for o in opponents if o != "solo"]):
             make_agent(spec, name, game)  # an unknown name fails here, naming the choices
         for name in ("rounds", "decisions", "epochs"):
             if getattr(args, name) < 1:

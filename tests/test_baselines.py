@@ -689,3 +689,15 @@ def test_a_run_with_refine_ends_with_expert_iteration_and_keeps_it_only_if_bette
     assert build["refine"]["rounds"] == 4
     assert build_config(parser().parse_args([*argv[:3], "full", "--algo", "dqn"]))[
         "refine"] is None
+
+
+def test_expert_iteration_plays_one_player_games_solo(tmp_path, capsys):
+    from baselines import expert_iteration
+
+    out = tmp_path / "solo.zip"
+    argv = ["best", "--env", "ninety_eight_cards_v0", "--expert", "greedy", "--opponent",
+            "solo", "--rounds", "1", "--decisions", "200", "--epochs", "1", "--out", str(out)]
+    assert expert_iteration.main(argv) == 0
+    assert "the model agreed with greedy on" in capsys.readouterr().out
+    rounds = json.loads(out.with_suffix(".json").read_text())["expert_iteration"]["rounds"]
+    assert rounds[0]["labels"] >= 200
