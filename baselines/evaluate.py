@@ -33,6 +33,16 @@ def setting_flags(setting: str) -> dict[str, bool]:
     return {"team": bool(cfg["team"]), "duplicate": bool(cfg["duplicate"])}
 
 
+def resolve_model(env: str, model: str):
+    """(spec, path, metadata) of ``model`` (a model.zip or ``best``) for env ``env``;
+    ValueError when the env is unknown or no model ships for it."""
+    spec = load_spec(env)
+    path = shipped_model(spec.env_name) if model == "best" else model
+    if path is None:
+        raise ValueError(f"no trained model ships for {spec.env_name}")
+    return spec, path, read_meta(path)
+
+
 def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(
         prog="python -m baselines.evaluate", description=__doc__.split("\n")[0]
@@ -48,11 +58,7 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--team", action="store_true", help="the model plays every seat of its team")
     args = p.parse_args(argv)
     try:
-        spec = load_spec(args.env)
-        path = shipped_model(spec.env_name) if args.model == "best" else args.model
-        if path is None:
-            raise ValueError(f"no trained model ships for {spec.env_name}")
-        meta = read_meta(path)
+        spec, path, meta = resolve_model(args.env, args.model)
         game = spec.make_game(**meta.get("game_args", {}))
         agent = make_agent(spec, f"model:{path}", game)
         flags = setting_flags(meta.get("setting", spec.env_name))

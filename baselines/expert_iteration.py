@@ -30,10 +30,10 @@ import numpy as np
 import torch as th
 from stable_baselines3.common.vec_env import DummyVecEnv
 
+from baselines.evaluate import resolve_model
 from baselines.imitation import collect, fit, scalar_actor
 from card_envs.core.agents import make_agent
-from card_envs.registry import load_spec
-from card_envs.rl.policy_agent import algo_class, read_meta, shipped_model
+from card_envs.rl.policy_agent import algo_class
 
 
 def play_and_label(model, spec, meta: dict, opponents: list[str], expert: str,
@@ -105,11 +105,7 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--out", required=True, help="where to write the new model.zip")
     args = p.parse_args(argv)
     try:
-        spec = load_spec(args.env)
-        path = shipped_model(spec.env_name) if args.model == "best" else args.model
-        if path is None:
-            raise ValueError(f"no trained model ships for {spec.env_name}")
-        meta = read_meta(path)
+        spec, path, meta = resolve_model(args.env, args.model)
         if meta["algo"] != "maskable_ppo":
             raise ValueError(f"{path} is a {meta['algo']} model; expert iteration takes "
                              "maskable_ppo models")

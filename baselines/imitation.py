@@ -189,34 +189,47 @@ def fit_q(policy, data: dict[str, np.ndarray], epochs: int, batch_size: int = 25
     returns = th.as_tensor(data["returns"])
     scale = max(1.0, float(returns.std())) if len(returns) > 1 else 1.0
     q_net = policy.q_net
-    optimizer = th.optim.Adam(q_net.parameters(), lr=lr)
-    gen = th.Generator().manual_seed(seed)
+
+    def losses(idx: th.Tensor) -> tuple[th.Tensor, dict[str, th.Tensor]]:
+        legal = masks[idx]
+        q = q_net({OBS_KEY: obs[idx], MASK_KEY: legal.float()})
+        chosen = q.gather(1, actions[idx, None]).squeeze(1)
+        bumped = (q + margin * scale).scatter(1, actions[idx, None], chosen[:, None])
+        loss_m = (bumped.masked_fill(~legal, -th.inf).max(1).values - chosen).mean() / scale
+        loss_v = F.mse_loss(chosen / scale, returns[idx] / scale)
+        return loss_m + loss_v, {"margin_loss": loss_m, "value_loss": loss_v}
+
     policy.set_training_mode(True)
-    n = len(actions)
-    stats: dict[str, Any] = {}
-    for _ in range(epochs):
-        order = th.randperm(n, generator=gen)
-        total_m = total_v = 0.0
-        for start in range(0, n, batch_size):
-            idx = order[start:start + batch_size]
-            legal = masks[idx]
-            q = q_net({OBS_KEY: obs[idx], MASK_KEY: legal.float()})
-            chosen = q.gather(1, actions[idx, None]).squeeze(1)
-            bumped = (q + margin * scale).scatter(1, actions[idx, None], chosen[:, None])
-            loss_m = (bumped.masked_fill(~legal, -th.inf).max(1).values - chosen).mean() / scale
-            loss_v = F.mse_loss(chosen / scale, returns[idx] / scale)
-            optimizer.zero_grad()
-            (loss_m + loss_v).backward()
-            optimizer.step()
-            total_m += loss_m.item() * len(idx)
-            total_v += loss_v.item() * len(idx)
-        stats = {"margin_loss": total_m / n, "value_loss": total_v / n}
+    stats = _minibatches(q_net.parameters(), len(actions), epochs, batch_size, lr, seed, losses)
     policy.set_training_mode(False)
     policy.q_net_target.load_state_dict(q_net.state_dict())
     with th.no_grad():
         picked = masked_argmax(q_net({OBS_KEY: obs, MASK_KEY: masks.float()}), masks.float())
     stats["accuracy"] = float((picked == actions).float().mean())
-    stats["decisions"] = n
+    stats["decisions"] = len(actions)
+    return stats
+
+
+def _minibatches(parameters, n: int, epochs: int, batch_size: int, lr: float, seed: int,
+                 losses: Callable[[th.Tensor], tuple[th.Tensor, dict[str, th.Tensor]]]
+                 ) -> dict[str, Any]:
+    """``epochs`` passes of Adam over ``n`` samples in shuffled minibatches, minimising the
+    first value of ``losses(indices)``; returns the last epoch's mean of each named part."""
+    optimizer = th.optim.Adam(parameters, lr=lr)
+    gen = th.Generator().manual_seed(seed)
+    stats: dict[str, Any] = {}
+    for _ in range(epochs):
+        order = th.randperm(n, generator=gen)
+        totals: dict[str, float] = {}
+        for start in range(0, n, batch_size):
+            idx = order[start:start + batch_size]
+            loss, parts = losses(idx)
+            optimizer.zero_grad()
+            loss.backward()
+            optimizer.step()
+            for key, value in parts.items():
+                totals[key] = totals.get(key, 0.0) + value.item() * len(idx)
+        stats = {key: total / n for key, total in totals.items()}
     return stats
 
 
@@ -231,31 +244,21 @@ def fit(policy, data: dict[str, np.ndarray], epochs: int, batch_size: int = 256,
     actions = th.as_tensor(data["actions"], dtype=th.long)
     returns = th.as_tensor(data["returns"])
     best = th.as_tensor(data["best"]) if "best" in data else None
-    optimizer = th.optim.Adam(policy.parameters(), lr=lr)
-    gen = th.Generator().manual_seed(seed)
+
+    def losses(idx: th.Tensor) -> tuple[th.Tensor, dict[str, th.Tensor]]:
+        features = policy.extract_features(obs[idx])
+        latent_pi, latent_vf = policy.mlp_extractor(features)
+        logits = policy.action_net(latent_pi).masked_fill(~masks[idx], -1e8)
+        if best is None:
+            loss_pi = F.cross_entropy(logits, actions[idx])
+        else:  # the probability of playing one of the expert's best moves
+            loss_pi = (th.logsumexp(logits, 1)
+                       - th.logsumexp(logits.masked_fill(~best[idx], -1e8), 1)).mean()
+        loss_v = F.mse_loss(policy.value_net(latent_vf).squeeze(1), returns[idx])
+        return loss_pi + 0.5 * loss_v, {"policy_loss": loss_pi, "value_loss": loss_v}
+
     policy.set_training_mode(True)
-    n = len(actions)
-    stats: dict[str, Any] = {}
-    for _ in range(epochs):
-        order = th.randperm(n, generator=gen)
-        total_pi = total_v = 0.0
-        for start in range(0, n, batch_size):
-            idx = order[start:start + batch_size]
-            features = policy.extract_features(obs[idx])
-            latent_pi, latent_vf = policy.mlp_extractor(features)
-            logits = policy.action_net(latent_pi).masked_fill(~masks[idx], -1e8)
-            if best is None:
-                loss_pi = F.cross_entropy(logits, actions[idx])
-            else:  # the probability of playing one of the expert's best moves
-                loss_pi = (th.logsumexp(logits, 1)
-                           - th.logsumexp(logits.masked_fill(~best[idx], -1e8), 1)).mean()
-            loss_v = F.mse_loss(policy.value_net(latent_vf).squeeze(1), returns[idx])
-            optimizer.zero_grad()
-            (loss_pi + 0.5 * loss_v).backward()
-            optimizer.step()
-            total_pi += loss_pi.item() * len(idx)
-            total_v += loss_v.item() * len(idx)
-        stats = {"policy_loss": total_pi / n, "value_loss": total_v / n}
+    stats = _minibatches(policy.parameters(), len(actions), epochs, batch_size, lr, seed, losses)
     policy.set_training_mode(False)
     with th.no_grad():
         features = policy.extract_features(obs)
@@ -263,5 +266,5 @@ def fit(policy, data: dict[str, np.ndarray], epochs: int, batch_size: int = 256,
         chosen = logits.masked_fill(~masks, -1e8).argmax(1)
     right = (chosen == actions) if best is None else best[th.arange(len(chosen)), chosen]
     stats["accuracy"] = float(right.float().mean())
-    stats["decisions"] = n
+    stats["decisions"] = len(actions)
     return stats
