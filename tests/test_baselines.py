@@ -212,6 +212,8 @@ def test_resume_after_an_interruption_continues_the_step_count(tmp_path, algo):
         "simple_tricks_v0",
         "--algo",
         algo,
+        "--budget",
+        "quick",  # the full budget ends simple tricks' PPO with minutes of expert iteration
         "--timesteps",
         "2500",
         "--eval-freq",
