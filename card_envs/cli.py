@@ -437,6 +437,11 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
+    # A trained model plays one position at a time, where a second torch thread only fights
+    # the games (and, on the 2-core machines the ladder's timings come from, the other jobs).
+    # torch reads this when it is first imported, which ``card_envs`` never does on its own; an
+    # OMP_NUM_THREADS the user set wins.
+    os.environ.setdefault("OMP_NUM_THREADS", "1")
     return args.func(args)
 
 

@@ -521,7 +521,7 @@ intervals mean: `card_envs/ladder.py`.
 Ratings are OpenSkill (Plackett-Luce) ratings: mu with the interval mu +- 1.96 sigma; they
 compare agents within one section only. A win rate counts the games an agent's seat (or
 team, or duplicate pair) ended with a positive payoff. Cost per move is wall time on the
-machine that ran the ladder (2 shared CPU cores).
+machine that ran the ladder (2 shared CPU cores; models play with one torch thread).
 """
 
 

@@ -2,6 +2,10 @@
 
 from __future__ import annotations
 
+import os
+import subprocess
+import sys
+
 import pytest
 
 from card_envs.cli import main
@@ -114,3 +118,20 @@ def test_evaluate_score_intervals_stay_inside_the_range(capsys):
         if "@" in line and "mean score" in line:
             low = float(line.split("mean score ")[1].split("[")[1].split(",")[0])
             assert low >= 0.0, line
+
+
+def test_models_play_with_one_torch_thread_unless_the_user_says():
+    """The CLI plays a model one position at a time: one torch thread, unless OMP_NUM_THREADS
+    is set (a second thread only fights the games on the 2-core machines the docs' timings
+    come from)."""
+    pytest.importorskip("torch")
+    code = ("import sys; from card_envs.cli import main; "
+            "main(['evaluate', 'simple_tricks', 'best', 'random', '--games', '2']); "
+            "import torch; print('threads', torch.get_num_threads())")
+    env = {k: v for k, v in os.environ.items() if k != "OMP_NUM_THREADS"}
+    out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True,
+                         text=True, check=True).stdout
+    assert out.strip().splitlines()[-1] == "threads 1"
+    out = subprocess.run([sys.executable, "-c", code], env={**env, "OMP_NUM_THREADS": "2"},
+                         capture_output=True, text=True, check=True).stdout
+    assert out.strip().splitlines()[-1] == "threads 2"
