@@ -125,7 +125,7 @@ def test_models_play_with_one_torch_thread_unless_the_user_says():
     is set (a second thread only fights the games on the 2-core machines the docs' timings
     come from)."""
     pytest.importorskip("torch")
-    code = ("import sys; from card_envs.cli import main; "
+    code = ("from card_envs.cli import main; "
             "main(['evaluate', 'simple_tricks', 'best', 'random', '--games', '2']); "
             "import torch; print('threads', torch.get_num_threads())")
     env = {k: v for k, v in os.environ.items() if k != "OMP_NUM_THREADS"}
