@@ -126,33 +126,44 @@ def shipped_run(setting: str, runs: list[dict]) -> dict | None:
     return (max if higher else min)(candidates, key=lambda r: r["selection"]["value"])
 
 
-def search_rows(setting: str, model_file: Path, games: int, seed: int = FINAL_SEED
-                ) -> dict[str, Any] | None:
+def search_rows(setting: str, model_file: Path, games: int, seed: int = FINAL_SEED,
+                rows: list[dict] | None = None) -> dict[str, Any] | None:
     """The setting's ``search`` (games.yaml: a search agent and its budget) guided by the
     model in ``model_file``, against every evaluation opponent on the final evaluation's deals
     (``card-envs evaluate GAME best+search OPPONENT`` for a shipped model); None when the
-    setting plays without search."""
+    setting plays without search. ``rows``: those results, already measured (``search_row``
+    for each opponent, in order)."""
     cfg = game_config(setting)
     if not cfg.get("search"):
         return None
-    spec, game = spec_and_game(cfg["env"], cfg["env_kwargs"])
-    model = load_model_agent(spec, f"model:{model_file}", game)
-    rows = []
-    for opponent in cfg["eval_opponents"]:
-        agent = guided_search(spec, model, game, cfg["search"])
-        result = evaluate_agent(spec, game, agent, opponent, games, seed, cfg["duplicate"],
-                                cfg["team"])
-        rows.append(result_row(result, opponent))
+    if rows is None:
+        rows = [search_row(setting, model_file, opponent, games, seed)
+                for opponent in cfg["eval_opponents"]]
     return {**cfg["search"], "results": rows}
 
 
-def setting_record(setting: str, runs: list[dict], budget: str) -> dict:
+def search_row(setting: str, model_file: Path, opponent: str, games: int,
+               seed: int = FINAL_SEED) -> dict[str, Any]:
+    """One row of ``search_rows``: the search guided by the model against ``opponent``."""
+    cfg = game_config(setting)
+    spec, game = spec_and_game(cfg["env"], cfg["env_kwargs"])
+    model = load_model_agent(spec, f"model:{model_file}", game)
+    agent = guided_search(spec, model, game, cfg["search"])
+    result = evaluate_agent(spec, game, agent, opponent, games, seed, cfg["duplicate"],
+                            cfg["team"])
+    return result_row(result, opponent)
+
+
+def setting_record(setting: str, runs: list[dict], budget: str,
+                   search: list[dict] | None = None) -> dict:
     """What docs/baselines.json keeps of a setting: its runs, the shipped one (and its play
-    with search, for a setting that has one), the rule agents' reference rows."""
+    with search, for a setting that has one: ``search``, its rows if already measured), the
+    rule agents' reference rows."""
     games = runs[0]["final_games"]
     shipped = shipped_run(setting, runs)
     search = (None if shipped is None
-              else search_rows(setting, Path(shipped["path"]) / "model.zip", games))
+              else search_rows(setting, Path(shipped["path"]) / "model.zip", games,
+                               rows=search))
     return {
         "setting": setting,
         "budget": budget,

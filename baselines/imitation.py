@@ -24,8 +24,12 @@ read in the run's encoding by ``from_records``.
 
 from __future__ import annotations
 
+import hashlib
+import json
 import multiprocessing as mp
+import os
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -140,18 +144,45 @@ def _scalar_job(job: tuple) -> dict[str, np.ndarray]:
 
 
 def collect_parallel(cfg: dict[str, Any], agent_name: str, decisions: int, gamma: float,
-                     seed: int, jobs: int) -> dict[str, np.ndarray]:
+                     seed: int, jobs: int, cache: Path | None = None
+                     ) -> tuple[dict[str, np.ndarray], str | None]:
     """``collect`` of a scalar-only agent (a search, say) on ``jobs`` processes, each with
-    its own scalar games (rule-agent opponents only), the data joined."""
-    share = -(-decisions // jobs)
-    work = [({**cfg, "n_envs": 8}, agent_name, share, gamma, seed * 1000 + k)
+    its own scalar games (rule-agent opponents only), the data joined.
+
+    With ``cache`` (a folder), the data is saved there under a name made of everything it
+    depends on, and a later call with the same inputs reads it back instead of playing the
+    games again; returns the data and the file it was read from (None when collected).
+    """
+    work = [({**cfg, "n_envs": 8}, agent_name, -(-decisions // jobs), gamma, seed * 1000 + k)
             for k in range(jobs)]
+    path = None
+    if cache is not None:
+        path = Path(cache) / f"{cfg['setting']}-{agent_name.replace(':', '_')}-{_key(work)}.npz"
+        if path.exists():
+            with np.load(path) as saved:
+                return {key: saved[key] for key in saved.files}, str(path)
     if jobs == 1 or mp.current_process().daemon:  # a daemon may not start processes
         parts = [_scalar_job(job) for job in work]
     else:
         with mp.get_context("spawn").Pool(jobs) as pool:
             parts = pool.map(_scalar_job, work, chunksize=1)
-    return {key: np.concatenate([p[key] for p in parts]) for key in parts[0]}
+    data = {key: np.concatenate([p[key] for p in parts]) for key in parts[0]}
+    if path is not None:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        tmp = path.with_name(path.name + ".tmp.npz")  # written whole, then renamed
+        np.savez(tmp, **data)
+        os.replace(tmp, path)
+    return data, None
+
+
+def _key(work: list[tuple]) -> str:
+    """A digest of what scalar collection ``work`` plays: the games (rules, encoding,
+    opponents, shaping) and the agent, decisions, discount and seeds; not the learner's
+    algorithm or network, which the data does not depend on."""
+    game_keys = ("env", "env_kwargs", "obs_encoding", "opponent", "teammate", "shaping",
+                 "result_bonus")
+    parts = [({k: cfg.get(k) for k in game_keys}, *rest) for cfg, *rest in work]
+    return hashlib.sha256(json.dumps(parts, sort_keys=True, default=str).encode()).hexdigest()[:16]
 
 
 def from_records(path: str, env, gamma: float, agent: str | None = None

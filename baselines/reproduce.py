@@ -27,7 +27,9 @@ from __future__ import annotations
 
 import argparse
 import multiprocessing as mp
+import shutil
 import sys
+import tempfile
 import time
 from pathlib import Path
 
@@ -122,16 +124,23 @@ def main(argv: list[str] | None = None) -> int:
                       f"configs/: " + "; ".join(drift), file=sys.stderr)
                 return 2
     else:
+        # a setting's PPO and DQN runs imitate the same search games: played once, shared
+        # through this folder, which lives as long as this command
+        Path(runs_root).mkdir(parents=True, exist_ok=True)
+        shared = Path(tempfile.mkdtemp(prefix=".demonstrations-", dir=runs_root))
         jobs = [
             (s, a, seed, args.budget, runs_root, args.timesteps,
-             args.jobs == 1 and sys.stdout.isatty())
+             args.jobs == 1 and sys.stdout.isatty(), shared)
             for s in chosen
             for a in args.algos
             for seed in range(seeds_of(s, a, args.budget, args.seeds))
         ]
         print(f"{len(jobs)} training runs, {args.jobs} at a time; each prints labelled "
               "progress lines", flush=True)
-        dirs = run_all(jobs, args.jobs)
+        try:
+            dirs = run_all(jobs, args.jobs)
+        finally:
+            shutil.rmtree(shared, ignore_errors=True)
     runs = sorted((collect(d) for d in dirs),
                   key=lambda r: (r["setting"], list(ALGOS).index(r["algo"]), r["seed"]))
     full = args.budget == "full"

@@ -62,8 +62,9 @@ BEST = "checkpoints/best"
 class Trainer:
     """Builds the environments, the model and the self-play state of one run."""
 
-    def __init__(self, run: Run):
+    def __init__(self, run: Run, demonstrations: Path | None = None):
         self.run = run
+        self.demonstrations = demonstrations  # where scalar-collected demonstrations are shared
         cfg = self.cfg = run.config
         self.spec, self.game = spec_and_game(cfg["env"], cfg["env_kwargs"])
         self.encoder = self.spec.encoders[cfg["obs_encoding"]](self.game)
@@ -203,8 +204,9 @@ class Trainer:
         elif cfg["opponent"] != "self" and not (cfg["teammate"] == "self"
                                                 and self.game.num_players > 2):
             jobs = int(cfg.get("imitation_jobs") or min(2, os.cpu_count() or 1))
-            data = collect_parallel(cfg, agent, decisions, gamma, seed, jobs)
-            how = f"{jobs} processes"
+            data, reused = collect_parallel(cfg, agent, decisions, gamma, seed, jobs,
+                                            self.demonstrations)
+            how = f"{jobs} processes" if not reused else f"reused from {reused}"
         else:
             venv = wrap(scalar_env({**cfg, "n_envs": 8}, self._opponents), cfg)
             venv.seed(seed)
@@ -482,14 +484,16 @@ def result_line(row: dict[str, Any]) -> str:
 
 
 def train(run: Run, progress: bool = True, stop_at: int | None = None,
-          bar: bool | None = None) -> int:
+          bar: bool | None = None, demonstrations: Path | None = None) -> int:
     """Train (or continue) a run to its step budget, keep its best checkpoint as the final
     model, then evaluate it.
 
     ``progress``: SB3's progress bar when ``bar`` (default: when stdout is a terminal),
-    else a labelled line every 30 seconds; nothing when False.
+    else a labelled line every 30 seconds; nothing when False. ``demonstrations``: a folder
+    where an imitation's scalar-collected demonstrations are saved and found again by a run
+    with the same settings (reproduce shares one between a setting's PPO and DQN runs).
     """
-    trainer = Trainer(run)
+    trainer = Trainer(run, demonstrations)
     cfg = trainer.cfg
     label = f"{cfg['setting']} {cfg['algo']} seed {cfg['seed']}"
     callback = CurveAndCheckpoints(trainer, stop_at)

@@ -167,6 +167,19 @@ def test_train_save_load_evaluate(tmp_path, setting, algo, capsys):
         assert f"model+search:{model}@0: lost" in capsys.readouterr().out
 
 
+def test_records_spread_over_workers_equal_the_records_made_one_at_a_time(tmp_path):
+    from baselines import reproduce
+    from baselines.jobs import record_all
+
+    run = reproduce.collect(str(_train(tmp_path, "palace_v0", "maskable_ppo").path))
+    one = record_all([("palace_v0", [run], "quick")], jobs=1)["palace_v0"]
+    # two workers: the search's opponents apart, the rule agents' record after them
+    two = record_all([("palace_v0", [run], "quick")], jobs=2)["palace_v0"]
+    assert len(one["search"]["results"]) == 3 and one["reference"]
+    for key in ("search", "reference", "shipped"):
+        assert two[key] == one[key]
+
+
 def test_search_only_refuses_a_setting_without_search_or_without_a_shipped_model(
         tmp_path, monkeypatch, capsys):
     from baselines import reproduce
@@ -555,6 +568,30 @@ def test_dqn_imitation_ranks_the_agents_choice_first_and_values_it_at_the_return
         assert th.equal(q, model.policy.q_net_target(batch))
     # the expert's q-values follow the returns its games paid (-1, 0 or +1)
     assert np.corrcoef(chosen, data["returns"])[0, 1] > 0.3
+
+
+def test_scalar_demonstrations_are_played_once_and_shared_by_runs_of_the_same_games(tmp_path):
+    from baselines.imitation import collect_parallel
+    from baselines.train import build_config, parser
+
+    def cfg(algo, *extra):
+        argv = ["--env", "ninety_eight_cards_v0", "--algo", algo, "--budget", "quick", *extra]
+        return build_config(parser().parse_args(argv))
+
+    first, reused = collect_parallel(cfg("maskable_ppo"), "greedy", 300, 0.999, 1, 1, tmp_path)
+    assert reused is None and len(list(tmp_path.iterdir())) == 1
+    # DQN's run plays the same games: it reads them back, the same arrays
+    again, reused = collect_parallel(cfg("dqn"), "greedy", 300, 0.999, 1, 1, tmp_path)
+    assert reused is not None and again.keys() == first.keys()
+    assert all(np.array_equal(again[k], first[k]) for k in first)
+    # other games, agent, seed or discount: played anew, kept apart
+    collect_parallel(cfg("dqn", "--env-arg", "rules=original"), "greedy", 300, 0.999, 1, 1,
+                     tmp_path)
+    collect_parallel(cfg("dqn"), "random", 300, 0.999, 1, 1, tmp_path)
+    collect_parallel(cfg("dqn"), "greedy", 300, 0.999, 2, 1, tmp_path)
+    other, reused = collect_parallel(cfg("dqn"), "greedy", 300, 0.9, 1, 1, tmp_path)
+    assert reused is None and not np.array_equal(other["returns"], first["returns"])
+    assert len(list(tmp_path.iterdir())) == 5
 
 
 @pytest.mark.parametrize("algo", ["maskable_ppo", "dqn"])
