@@ -11,7 +11,8 @@ chosen action's to the return, every other legal action's a margin below it.
 Collection is batched where it can be: an agent of the game's twin plays every learner seat
 of the run's batched games in one compiled call (``twin_actor``); an agent with no batched
 form (the searches: 98 Cards' ``expert``, ``ismcts``) plays scalar games on every core
-(``collect_parallel``), or, where the opponents are the learner itself, the run's own scalar
+(``collect_parallel``; reproduce shares what it collects between a setting's PPO and DQN
+runs), or, where the opponents are the learner itself, the run's own scalar
 games (``scalar_actor``). Reinforcement learning then goes on
 from there. The agent reads only its seat's view, as every agent does; the learner still
 sees only its observation.
