@@ -222,8 +222,9 @@ class Trainer:
                      collect_seconds=round(collected, 1), collected_by=how,
                      decisions_per_s=round(len(data["actions"]) / max(collected, 1e-9)))
         write_json(self.run.path / "pretrain.json", stats)
+        rate = "" if how.startswith("reused") else f", {stats['decisions_per_s']:,} a second"
         print(f"[{cfg['setting']} {cfg['algo']} seed {cfg['seed']}] imitated {stats['agent']} on "
-              f"{stats['decisions']:,} decisions ({how}, {stats['decisions_per_s']:,} a second):"
+              f"{stats['decisions']:,} decisions ({how}{rate}):"
               f" it agrees on {stats['accuracy']:.1%} of them ({stats['seconds']:.0f} s)",
               flush=True)
 
