@@ -60,24 +60,23 @@ def record_all(jobs_list: list[tuple], jobs: int) -> dict[str, dict]:
         cfg, shipped = game_config(setting), shipped_run(setting, runs)
         if cfg.get("search") and shipped is not None:
             print(f"evaluating the model of {setting} with its search", flush=True)
-            # the strongest opponents, listed last, play the longest games: first
             searches[setting] = [("search", setting, Path(shipped["path"]) / "model.zip",
                                   opponent, runs[0]["final_games"])
-                                 for opponent in reversed(cfg["eval_opponents"])]
+                                 for opponent in cfg["eval_opponents"]]
     if jobs <= 1 or len(jobs_list) + sum(map(len, searches.values())) <= 1:
-        run = _record_job
-        rows = {s: [run(t) for t in reversed(tasks)] for s, tasks in searches.items()}
-        records = [run(("record", s, runs, b, rows.get(s))) for s, runs, b in jobs_list]
+        rows = {s: [_record_job(t) for t in tasks] for s, tasks in searches.items()}
+        records = [_record_job(("record", s, runs, b, rows.get(s))) for s, runs, b in jobs_list]
         return {r["setting"]: r for r in records}
     # the models play with one torch thread per worker: more fight each other on a few cores
     with ProcessPoolExecutor(jobs, mp_context=mp.get_context("spawn"),
                              initializer=th.set_num_threads, initargs=(1,)) as pool:
-        pending = {s: [pool.submit(_record_job, t) for t in tasks]
+        # the strongest opponents, listed last, play the longest games: submitted first
+        pending = {s: [pool.submit(_record_job, t) for t in reversed(tasks)][::-1]
                    for s, tasks in searches.items()}
         later = [pool.submit(_record_job, ("record", s, runs, b, None))
                  for s, runs, b in jobs_list if s not in searches]
         later += [pool.submit(_record_job, ("record", s, runs, b,
-                                            [f.result() for f in reversed(pending[s])]))
+                                            [f.result() for f in pending[s]]))
                   for s, runs, b in jobs_list if s in searches]
         records = [f.result() for f in later]
     return {r["setting"]: r for r in records}
