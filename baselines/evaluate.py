@@ -2,6 +2,7 @@
 
     python -m baselines.evaluate runs/.../model.zip --env thirty_one_v0 --opponent greedy
     python -m baselines.evaluate best --env simple_tricks_v0 --opponent first_play --games 2000
+    python -m baselines.evaluate best --env literature_v0-original --opponent heuristic
 
 The model plays as it was kept (greedy, its most likely legal action, or sampling from its
 policy: model.json's ``deterministic``) against ``--opponent`` in every other seat
@@ -9,6 +10,8 @@ policy: model.json's ``deterministic``) against ``--opponent`` in every other se
 (every deal played twice with seats swapped) where the model's baseline setting does
 (``--duplicate`` / ``--no-duplicate`` override it).
 MODEL is a model.zip (with its model.json beside it) or ``best``, the shipped model.
+``--env`` is an env name or a baseline setting of baselines/configs/games.yaml (e.g.
+``literature_v0-original``): ``best`` is then the model shipped for that setting's rules.
 """
 
 from __future__ import annotations
@@ -34,12 +37,20 @@ def setting_flags(setting: str) -> dict[str, bool]:
 
 
 def resolve_model(env: str, model: str):
-    """(spec, path, metadata) of ``model`` (a model.zip or ``best``) for env ``env``;
-    ValueError when the env is unknown or no model ships for it."""
-    spec = load_spec(env)
-    path = shipped_model(spec.env_name) if model == "best" else model
+    """(spec, path, metadata) of ``model`` (a model.zip or ``best``) for ``env``, an env name
+    or a baseline setting; ValueError when it is unknown or no model ships for it."""
+    try:
+        cfg = game_config(env)
+    except ValueError:
+        cfg = None
+    spec = load_spec(cfg["env"] if cfg else env)
+    if model != "best":
+        return spec, model, read_meta(model)
+    game = spec.make_game(**cfg["env_kwargs"]) if cfg else None
+    path = shipped_model(spec.env_name, game)
     if path is None:
-        raise ValueError(f"no trained model ships for {spec.env_name}")
+        rules = f" with {game!r}" if game is not None else ""
+        raise ValueError(f"no trained model ships for {spec.env_name}{rules}")
     return spec, path, read_meta(path)
 
 
@@ -48,7 +59,9 @@ def main(argv: list[str] | None = None) -> int:
         prog="python -m baselines.evaluate", description=__doc__.split("\n")[0]
     )
     p.add_argument("model", help="path to model.zip, or 'best'")
-    p.add_argument("--env", required=True, help="env name, e.g. thirty_one_v0")
+    p.add_argument("--env", required=True,
+                   help="env name or baseline setting, e.g. thirty_one_v0 or "
+                        "literature_v0-original")
     p.add_argument("--opponent", default="random", help="agent name, model:PATH or best")
     p.add_argument("--games", type=int, default=1000, help="games (pairs when duplicate)")
     p.add_argument("--seed", type=int, default=0)

@@ -387,6 +387,14 @@ def test_best_finds_the_shipped_model_of_the_games_rules(tmp_path, monkeypatch):
     make_agent(spec, "best", spec.make_game(rules="original", reward="original"))
     with pytest.raises(ValueError, match="shipped: ninety_eight_cards_v0-original"):
         make_agent(spec, "best", spec.make_game())
+    # baselines.evaluate takes a setting's name, whose rules pick the model; an env name
+    # means its default rules, for which no model is in this folder
+    assert evaluate_cli.resolve_model("ninety_eight_cards_v0-original", "best")[1] == (
+        models / "ninety_eight_cards_v0-original.zip")
+    with pytest.raises(ValueError, match="no trained model ships for ninety_eight_cards_v0 with"):
+        evaluate_cli.resolve_model("ninety_eight_cards_v0", "best")
+    with pytest.raises(ValueError, match="unknown_v0"):
+        evaluate_cli.resolve_model("unknown_v0", "best")
 
 
 def test_reproduce_quick_writes_a_table_and_collect_rebuilds_it(tmp_path, capsys):
