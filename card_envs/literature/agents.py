@@ -3,7 +3,9 @@ own knowledge tables (what they can prove about every hand)."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from functools import cached_property
+from typing import Any
 
 import numpy as np
 
@@ -69,14 +71,25 @@ class Beliefs:
 
 
 class _LiteratureAgent(BaseAgent):
-    """Shared structure: finish a claim being named, claim what is proven, else ask."""
+    """Shared structure: finish a claim being named, claim what is proven, else ask.
+
+    Where an agent picks at random among equally good actions, ``pick(pool)`` picks: ``act``
+    draws one from its generator; ``best_moves`` keeps them all."""
 
     def act(self, v: LiteratureView, rng: np.random.Generator) -> int:
+        return int(self._decide(v, lambda pool: pool[int(rng.integers(len(pool)))]))
+
+    def best_moves(self, v: LiteratureView) -> list[int]:
+        """Every action this agent may play in ``v`` (those ``act`` picks among at random;
+        one action where it has no choice), for labels that count every tie as right."""
+        return sorted(int(a) for a in np.atleast_1d(self._decide(v, np.asarray)))
+
+    def _decide(self, v: LiteratureView, pick: Callable[[np.ndarray], Any]) -> Any:
         game_asks = len(v.opponents()) * NUM_CARDS
         beliefs = Beliefs(v)
         if v.claim_half >= 0:
             c = v.claim_half * HALF_SUIT_SIZE + len(v.claim_names)
-            return game_asks + NUM_HALF_SUITS + self.name_holder(beliefs, c, rng)
+            return game_asks + NUM_HALF_SUITS + self.name_holder(beliefs, c, pick)
         legal = v.legal
         can_declare = len(legal) > game_asks
         if can_declare:
@@ -85,18 +98,18 @@ class _LiteratureAgent(BaseAgent):
                 return game_asks + proven[0][0]
         asks = legal[:game_asks].reshape(-1, NUM_CARDS)
         if asks.any():
-            return self.ask(beliefs, asks, rng)
-        return game_asks + self.forced_claim(beliefs, rng)
+            return self.ask(beliefs, asks, pick)
+        return game_asks + self.forced_claim(beliefs, pick)
 
-    def name_holder(self, b: Beliefs, card: int, rng: np.random.Generator) -> int:
+    def name_holder(self, b: Beliefs, card: int, pick: Callable[[np.ndarray], Any]) -> Any:
         """The teammate slot (0 = myself) to name as the holder of ``card``."""
         raise NotImplementedError
 
-    def ask(self, b: Beliefs, asks: np.ndarray, rng: np.random.Generator) -> int:
+    def ask(self, b: Beliefs, asks: np.ndarray, pick: Callable[[np.ndarray], Any]) -> Any:
         """An action among the legal asks ``asks`` (int8, opponents x 48), or a declaration."""
         raise NotImplementedError
 
-    def forced_claim(self, b: Beliefs, rng: np.random.Generator) -> int:
+    def forced_claim(self, b: Beliefs, pick: Callable[[np.ndarray], Any]) -> int:
         """A half-suit to declare when no ask is legal: the likeliest to be named right."""
         live = [h for h in range(NUM_HALF_SUITS) if b.view.live >> h & 1]
         return max(live, key=b.claim_chance)
@@ -109,18 +122,17 @@ class CautiousAgent(_LiteratureAgent):
 
     name = "cautious"
 
-    def name_holder(self, b: Beliefs, card: int, rng: np.random.Generator) -> int:
+    def name_holder(self, b: Beliefs, card: int, pick: Callable[[np.ndarray], Any]) -> Any:
         mates = b.view.teammates()
         known = [t for t, q in enumerate(mates) if b.holds[q, card]]
         if known:
             return known[0]
         maybe = [t for t, q in enumerate(mates) if not b.lacks[q, card]] or list(range(len(mates)))
-        return int(maybe[int(rng.integers(len(maybe)))])
+        return pick(np.asarray(maybe))
 
-    def ask(self, b: Beliefs, asks: np.ndarray, rng: np.random.Generator) -> int:
+    def ask(self, b: Beliefs, asks: np.ndarray, pick: Callable[[np.ndarray], Any]) -> Any:
         hopeful = asks * (1 - b.lacks[b.view.opponents()])
-        pool = np.flatnonzero(hopeful if hopeful.any() else asks)
-        return int(pool[int(rng.integers(len(pool)))])
+        return pick(np.flatnonzero(hopeful if hopeful.any() else asks))
 
 
 class HeuristicAgent(_LiteratureAgent):
@@ -132,15 +144,15 @@ class HeuristicAgent(_LiteratureAgent):
 
     name = "heuristic"
 
-    def name_holder(self, b: Beliefs, card: int, rng: np.random.Generator) -> int:
+    def name_holder(self, b: Beliefs, card: int, pick: Callable[[np.ndarray], Any]) -> int:
         return b.best_holder(card)[0]
 
-    def ask(self, b: Beliefs, asks: np.ndarray, rng: np.random.Generator) -> int:
+    def ask(self, b: Beliefs, asks: np.ndarray, pick: Callable[[np.ndarray], Any]) -> Any:
         v = b.view
         opponents = v.opponents()
         chance = b.chance[opponents] * asks  # (opponents, 48)
         if not chance.any():
-            return self._out_of_hope(b, asks, rng)
+            return self._out_of_hope(b, asks, pick)
         score = chance.copy()
         score += 0.15 * (chance == 1.0)  # a sure card first
         team_cards = b.holds[v.teammates()].sum(axis=0)
@@ -149,8 +161,7 @@ class HeuristicAgent(_LiteratureAgent):
         for j, h in self._showed(v, opponents):
             row = score[j, h * HALF_SUIT_SIZE:(h + 1) * HALF_SUIT_SIZE]
             row += 0.1 * (row > 0)
-        best = np.flatnonzero(score.ravel() >= score.max() - 1e-9)
-        return int(best[int(rng.integers(len(best)))])
+        return pick(np.flatnonzero(score.ravel() >= score.max() - 1e-9))
 
     @staticmethod
     def _showed(v: LiteratureView, opponents: list[int]) -> list[tuple[int, int]]:
@@ -164,17 +175,17 @@ class HeuristicAgent(_LiteratureAgent):
                 out.append((opponents.index(asked), h))
         return out
 
-    def _out_of_hope(self, b: Beliefs, asks: np.ndarray, rng: np.random.Generator) -> int:
+    def _out_of_hope(self, b: Beliefs, asks: np.ndarray, pick: Callable[[np.ndarray], Any]
+                     ) -> Any:
         """No ask can succeed: guess a claim that cannot help the opponents, else pass the turn."""
         v = b.view
         if len(v.legal) > asks.size:
             ours = [h for h in range(NUM_HALF_SUITS) if v.live >> h & 1 and b.with_my_team(h)]
             if ours:
                 return asks.size + max(ours, key=b.claim_chance)
-        pool = np.flatnonzero(asks)
-        return int(pool[int(rng.integers(len(pool)))])
+        return pick(np.flatnonzero(asks))
 
-    def forced_claim(self, b: Beliefs, rng: np.random.Generator) -> int:
+    def forced_claim(self, b: Beliefs, pick: Callable[[np.ndarray], Any]) -> int:
         live = [h for h in range(NUM_HALF_SUITS) if b.view.live >> h & 1]
         ours = [h for h in live if b.with_my_team(h)] or live
         return max(ours, key=b.claim_chance)

@@ -448,6 +448,28 @@ def test_heuristic_asks_for_a_card_it_knows_is_held():
     assert _act(HeuristicAgent(game), game, s) == ask(game, 0, "5C")
 
 
+def test_best_moves_are_every_action_an_agent_picks_among():
+    game = Literature(num_players=4)
+    # a sure card: the heuristic has one move, and the cautious agent picks among its
+    # hopeful asks, each of which it plays with some seed
+    s = _taken_back_position(game)
+    v = game.view(s, 0)
+    assert HeuristicAgent(game).best_moves(v) == [ask(game, 0, "5C")]
+    cautious = CautiousAgent(game)
+    chosen = {cautious.act(v, np.random.default_rng(i)) for i in range(400)}
+    assert chosen == set(cautious.best_moves(v))
+    # the opening: equally likely asks tie, and the heuristic draws among exactly those
+    s = game.deal(HANDS)
+    v = game.view(s, 0)
+    heuristic = HeuristicAgent(game)
+    ties = heuristic.best_moves(v)
+    assert len(ties) > 1 and all(game.legal_mask(s)[a] for a in ties)
+    assert {heuristic.act(v, np.random.default_rng(i)) for i in range(400)} == set(ties)
+    # a declaration and its namings are single moves
+    s = game.deal(full_hands(p0=cards("AD 2D 3D 4D 5D 6D")))
+    assert heuristic.best_moves(game.view(s, 0)) == [declare(game, LOW_D)]
+
+
 def test_cautious_asks_only_for_cards_the_opponent_may_hold():
     game = Literature(num_players=4)
     s = _taken_back_position(game)
