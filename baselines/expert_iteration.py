@@ -13,8 +13,9 @@ for a one-player game), asks the expert for its move in every one of those posit
 the seat's view, as every agent does), then fits the policy to every label collected so far
 (``imitation.fit``: masked cross-entropy, the value head to the returns of the model's own
 games). Each round prints how often the model already agreed with the expert on the new
-positions. An expert with ``best_moves(view)`` (simple tricks' ``solver``: equal cards tie)
-labels each position with all its best moves, and the policy learns to play any of them. The
+positions. An expert with ``best_moves(view)`` (simple tricks' ``solver``: equal cards tie;
+Literature's rule agents: the moves they pick among at random) labels each position with all
+its best moves, and the policy learns to play any of them. The
 result is a model.zip with its model.json, playable as ``model:PATH``.
 MaskablePPO models only.
 """
@@ -54,7 +55,7 @@ def play_and_label(model, spec, meta: dict, opponents: list[str], expert: str,
     game = envs[0].game
     judge = make_agent(spec, expert, game)
     best = None
-    if hasattr(judge, "best_moves"):  # an expert with ties (simple tricks' solver)
+    if hasattr(judge, "best_moves"):  # an expert with ties (solver, Literature's agents)
         def best() -> np.ndarray:
             out = np.zeros((len(envs), game.num_actions), bool)
             for i, env in enumerate(envs):
@@ -75,8 +76,11 @@ def refine(model, spec, meta: dict, expert: str, opponents: list[str], rounds: i
     for r in range(rounds):
         new = play_and_label(model, spec, meta, opponents, expert, decisions, gamma,
                              seed=seed * 1000 + r)
-        with th.no_grad():
-            played = model.predict(new["obs"], action_masks=new["masks"], deterministic=True)[0]
+        with th.no_grad():  # in chunks: per-action networks are large on many positions
+            played = np.concatenate([
+                model.predict(new["obs"][i:i + 4096], action_masks=new["masks"][i:i + 4096],
+                              deterministic=True)[0]
+                for i in range(0, len(new["obs"]), 4096)])
         agreed = float(np.mean(new["best"][np.arange(len(played)), played] if "best" in new
                                else played == new["actions"]))
         data = new if data is None else {k: np.concatenate([data[k], new[k]]) for k in data}

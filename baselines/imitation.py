@@ -235,11 +235,20 @@ def fit_q(policy, data: dict[str, np.ndarray], epochs: int, batch_size: int = 25
     stats = _minibatches(q_net.parameters(), len(actions), epochs, batch_size, lr, seed, losses)
     policy.set_training_mode(False)
     policy.q_net_target.load_state_dict(q_net.state_dict())
-    with th.no_grad():
-        picked = masked_argmax(q_net({OBS_KEY: obs, MASK_KEY: masks.float()}), masks.float())
+    picked = _in_chunks(len(actions), lambda idx: masked_argmax(
+        q_net({OBS_KEY: obs[idx], MASK_KEY: masks[idx].float()}), masks[idx].float()))
     stats["accuracy"] = float((picked == actions).float().mean())
     stats["decisions"] = len(actions)
     return stats
+
+
+def _in_chunks(n: int, fn: Callable[[th.Tensor], th.Tensor], size: int = 4096) -> th.Tensor:
+    """``fn`` over the indices ``0..n-1`` in chunks of ``size``, without gradients, joined:
+    per-action networks hold (rows x actions x hidden) values, too many for every label at
+    once (200k Literature labels took over 20 GB in one pass)."""
+    with th.no_grad():
+        return th.cat([fn(th.arange(start, min(start + size, n)))
+                       for start in range(0, n, size)])
 
 
 def _minibatches(parameters, n: int, epochs: int, batch_size: int, lr: float, seed: int,
@@ -292,10 +301,12 @@ def fit(policy, data: dict[str, np.ndarray], epochs: int, batch_size: int = 256,
     policy.set_training_mode(True)
     stats = _minibatches(policy.parameters(), len(actions), epochs, batch_size, lr, seed, losses)
     policy.set_training_mode(False)
-    with th.no_grad():
-        features = policy.extract_features(obs)
-        logits = policy.action_net(policy.mlp_extractor.forward_actor(features))
-        chosen = logits.masked_fill(~masks, -1e8).argmax(1)
+
+    def greedy(idx: th.Tensor) -> th.Tensor:
+        latent = policy.mlp_extractor.forward_actor(policy.extract_features(obs[idx]))
+        return policy.action_net(latent).masked_fill(~masks[idx], -1e8).argmax(1)
+
+    chosen = _in_chunks(len(actions), greedy)
     right = (chosen == actions) if best is None else best[th.arange(len(chosen)), chosen]
     stats["accuracy"] = float(right.float().mean())
     stats["decisions"] = len(actions)
