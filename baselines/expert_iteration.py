@@ -15,9 +15,8 @@ the seat's view, as every agent does), then fits the policy to every label colle
 games). Each round prints how often the model already agreed with the expert on the new
 positions. An expert with ``best_moves(view)`` (simple tricks' ``solver``: equal cards tie;
 Literature's rule agents: the moves they pick among at random) labels each position with all
-its best moves, and the policy learns to play any of them. The
-result is a model.zip with its model.json, playable as ``model:PATH``.
-MaskablePPO models only.
+its best moves, and the policy learns to play any of them. The result is a model.zip with its
+model.json, playable as ``model:PATH``. MaskablePPO models only.
 """
 
 from __future__ import annotations
