@@ -170,7 +170,9 @@ def collect_parallel(cfg: dict[str, Any], agent_name: str, decisions: int, gamma
     data = {key: np.concatenate([p[key] for p in parts]) for key in parts[0]}
     if path is not None:
         path.parent.mkdir(parents=True, exist_ok=True)
-        tmp = path.with_name(path.name + ".tmp.npz")  # written whole, then renamed
+        # written whole, then renamed; a name of its own per process: a setting's PPO and DQN
+        # runs, side by side, may both have missed the cache and both write it
+        tmp = path.with_name(f"{path.name}.{os.getpid()}.tmp.npz")
         np.savez(tmp, **data)
         os.replace(tmp, path)
     return data, None
