@@ -31,7 +31,7 @@ import torch as th
 from stable_baselines3.common.vec_env import DummyVecEnv
 
 from baselines.evaluate import resolve_model
-from baselines.imitation import collect, fit, scalar_actor
+from baselines.imitation import collect, fit, greedy_actions, scalar_actor
 from card_envs.core.agents import make_agent
 from card_envs.rl.policy_agent import algo_class
 
@@ -75,11 +75,8 @@ def refine(model, spec, meta: dict, expert: str, opponents: list[str], rounds: i
     for r in range(rounds):
         new = play_and_label(model, spec, meta, opponents, expert, decisions, gamma,
                              seed=seed * 1000 + r)
-        with th.no_grad():  # in chunks: per-action networks are large on many positions
-            played = np.concatenate([
-                model.predict(new["obs"][i:i + 4096], action_masks=new["masks"][i:i + 4096],
-                              deterministic=True)[0]
-                for i in range(0, len(new["obs"]), 4096)])
+        played = greedy_actions(model.policy, th.as_tensor(new["obs"]),
+                                th.as_tensor(new["masks"])).numpy()
         agreed = float(np.mean(new["best"][np.arange(len(played)), played] if "best" in new
                                else played == new["actions"]))
         data = new if data is None else {k: np.concatenate([data[k], new[k]]) for k in data}

@@ -253,6 +253,15 @@ def _in_chunks(n: int, fn: Callable[[th.Tensor], th.Tensor], size: int = 4096) -
                        for start in range(0, n, size)])
 
 
+def greedy_actions(policy, obs: th.Tensor, masks: th.Tensor) -> th.Tensor:
+    """A MaskablePPO policy's most likely legal action in every position (in chunks)."""
+    def greedy(idx: th.Tensor) -> th.Tensor:
+        latent = policy.mlp_extractor.forward_actor(policy.extract_features(obs[idx]))
+        return policy.action_net(latent).masked_fill(~masks[idx], -1e8).argmax(1)
+
+    return _in_chunks(len(obs), greedy)
+
+
 def _minibatches(parameters, n: int, epochs: int, batch_size: int, lr: float, seed: int,
                  losses: Callable[[th.Tensor], tuple[th.Tensor, dict[str, th.Tensor]]]
                  ) -> dict[str, Any]:
@@ -303,12 +312,7 @@ def fit(policy, data: dict[str, np.ndarray], epochs: int, batch_size: int = 256,
     policy.set_training_mode(True)
     stats = _minibatches(policy.parameters(), len(actions), epochs, batch_size, lr, seed, losses)
     policy.set_training_mode(False)
-
-    def greedy(idx: th.Tensor) -> th.Tensor:
-        latent = policy.mlp_extractor.forward_actor(policy.extract_features(obs[idx]))
-        return policy.action_net(latent).masked_fill(~masks[idx], -1e8).argmax(1)
-
-    chosen = _in_chunks(len(actions), greedy)
+    chosen = greedy_actions(policy, obs, masks)
     right = (chosen == actions) if best is None else best[th.arange(len(chosen)), chosen]
     stats["accuracy"] = float(right.float().mean())
     stats["decisions"] = len(actions)
