@@ -189,3 +189,62 @@ def test_palace_play_facts_read_the_hand_the_pile_and_what_the_next_player_shows
     assert facts[one_five, answers] == pytest.approx(2 / 4)
     assert facts[queen, rank] == pytest.approx(r("Q") / 12) and facts[queen, known] == 0
     assert facts[78, 5] == 1 and facts[78, pile_after] == pytest.approx(3 / 52), "pick-up"
+
+
+@pytest.mark.parametrize("game_args", [{}, {"rules": "original"}])
+def test_literature_belief_facts_are_what_heuristic_reads_from_its_view(game_args):
+    from card_envs.literature.agents import Beliefs, HeuristicAgent
+
+    game, obs, views = _observations("literature_v0", game_args, games=3, seed=7)
+    features = make_features("literature_v0", game_args, "default", facts="beliefs")
+    base = make_features("literature_v0", game_args, "default")
+    chance = features.chance(obs).numpy()
+    showed = features.showed(obs).numpy()
+    facts = features(obs)
+    assert th.equal(facts[:, :, :base.num_features], base(obs)), "the basic facts come first"
+    f0, t = base.num_features, game.num_players // 2
+    for i, v in enumerate(views):
+        b = Beliefs(v)
+        rows = [(v.player + r) % v.num_players for r in range(v.num_players)]
+        np.testing.assert_allclose(chance[i], b.chance[rows], atol=1e-5)
+        expect = np.zeros((t, 8))
+        for j, h in HeuristicAgent._showed(v, v.opponents()):
+            expect[j, h] = 1
+        np.testing.assert_array_equal(showed[i], expect)
+        asks = facts[i, :t * NUM_CARDS].reshape(t, NUM_CARDS, -1)
+        np.testing.assert_allclose(asks[:, :, f0].numpy(), b.chance[v.opponents()], atol=1e-5)
+        legal = v.legal[:t * NUM_CARDS].reshape(t, NUM_CARDS).astype(bool)
+        if legal.any():  # the best legal ask's chance less its own is 0
+            best = b.chance[v.opponents()][legal].max()
+            gap = asks[:, :, f0 + 2].numpy()[legal]
+            np.testing.assert_allclose(gap.max(), 0.0, atol=1e-5)
+            np.testing.assert_allclose(gap, b.chance[v.opponents()][legal] - best, atol=1e-5)
+        if not game.original:
+            declare = facts[i, t * NUM_CARDS:t * NUM_CARDS + 8, f0].numpy()
+            np.testing.assert_allclose(declare, [b.claim_chance(h) for h in range(8)],
+                                       atol=1e-5)
+            ours = facts[i, t * NUM_CARDS:t * NUM_CARDS + 8, f0 + 1].numpy()
+            np.testing.assert_array_equal(ours, [b.with_my_team(h) for h in range(8)])
+    with pytest.raises(ValueError, match="facts: 'beliefs' is not valid for simple_tricks_v0"):
+        make_features("simple_tricks_v0", {}, "default", facts="beliefs")
+
+
+def test_a_model_keeps_its_set_of_facts_when_saved_and_loaded(tmp_path):
+    from card_envs.rl.action_features import LiteratureBeliefFeatures
+
+    spec = load_spec("literature_v0")
+    env = spec.factories()[2](illegal_reward=None)
+    kwargs = {"env_name": "literature_v0", "game_args": {}, "obs_encoding": "default",
+              "body_arch": [16], "head_arch": [16], "value_arch": [16], "facts": "beliefs"}
+    model = MaskablePPO(PerActionMaskablePolicy, env, n_steps=64, batch_size=32, n_epochs=1,
+                        policy_kwargs=kwargs, seed=0, device="cpu")
+    model.learn(64)
+    save_model(model, tmp_path / "m", {"env": "literature_v0", "setting": "literature_v0",
+                                       "algo": "maskable_ppo", "game_args": {},
+                                       "obs_encoding": "default"}, drop_optimizer=True)
+    game, _, views = _observations("literature_v0", {}, games=1, seed=2)
+    agent = load_model_agent(spec, f"model:{tmp_path / 'm.zip'}", game)
+    assert isinstance(agent.policy.mlp_extractor.scorer.features, LiteratureBeliefFeatures)
+    live = PolicyAgent(game, env.encoder, model.policy, "maskable_ppo")
+    rng = np.random.default_rng(0)
+    assert all(agent.act(v, rng) == live.act(v, rng) for v in views[:50])

@@ -19,7 +19,9 @@ ordinary observation, like any other.
 
 Both take ``env_name``, ``game_args`` and ``obs_encoding`` (which game and encoding the
 observation comes from; saved with the model, so ``load`` rebuilds the same network),
-``body_arch`` and ``head_arch``. The games with per-action facts are in ``FEATURES``.
+``body_arch``, ``head_arch`` and ``facts`` (which of the game's sets of facts; ``basic``
+unless a game offers more, e.g. Literature's ``beliefs``). The games with per-action facts
+are in ``FEATURES``, their sets of facts in ``FACT_SETS``.
 """
 
 from __future__ import annotations
@@ -32,12 +34,14 @@ from gymnasium import spaces
 from sb3_contrib.common.maskable.policies import MaskableActorCriticPolicy
 from torch import nn
 
-from card_envs.rl.action_features import FEATURES, ActionFeatures
+from card_envs.rl.action_features import FACT_SETS, FEATURES, ActionFeatures
 from card_envs.rl.masked_dqn import MaskedDQNPolicy, MaskedQNetwork
 
 
-def make_features(env_name: str, game_args: dict[str, Any], obs_encoding: str) -> ActionFeatures:
-    """The per-action facts module of a game's encoding; ValueError if it has none."""
+def make_features(env_name: str, game_args: dict[str, Any], obs_encoding: str,
+                  facts: str = "basic") -> ActionFeatures:
+    """The per-action facts module of a game's encoding (``facts``: which of the game's sets
+    of facts, FACT_SETS); ValueError if it has none."""
     from card_envs.registry import load_spec
 
     spec = load_spec(env_name)
@@ -46,9 +50,13 @@ def make_features(env_name: str, game_args: dict[str, Any], obs_encoding: str) -
             f"no per-action features for {spec.env_name}; games with them: "
             f"{', '.join(sorted(FEATURES))}"
         )
+    sets = FACT_SETS[spec.name]
+    if facts not in sets:
+        raise ValueError(f"facts: {facts!r} is not valid for {spec.env_name}; choose one of "
+                         f"{', '.join(repr(f) for f in sets)}")
     game = spec.make_game(**game_args)
     encoder = spec.encoders[obs_encoding](game)
-    return FEATURES[spec.name](game, encoder)
+    return sets[facts](game, encoder)
 
 
 def _mlp(sizes: list[int], activation=nn.ReLU) -> nn.Sequential:
@@ -134,16 +142,16 @@ class PerActionMaskablePolicy(MaskableActorCriticPolicy):
                  lr_schedule, *args: Any, env_name: str = "", game_args: dict | None = None,
                  obs_encoding: str = "default", body_arch: list[int] | None = None,
                  head_arch: list[int] | None = None, value_arch: list[int] | None = None,
-                 **kwargs: Any):
+                 facts: str = "basic", **kwargs: Any):
         self.env_name, self.game_args = env_name, dict(game_args or {})
-        self.obs_encoding = obs_encoding
+        self.obs_encoding, self.facts = obs_encoding, facts
         self.body_arch = list(body_arch if body_arch is not None else [128])
         self.head_arch = list(head_arch or [64, 64])
         self.value_arch = list(value_arch or [256, 256])
         super().__init__(observation_space, action_space, lr_schedule, *args, **kwargs)
 
     def _build_mlp_extractor(self) -> None:
-        features = make_features(self.env_name, self.game_args, self.obs_encoding)
+        features = make_features(self.env_name, self.game_args, self.obs_encoding, self.facts)
         if features.num_actions != self.action_space.n:
             raise ValueError(f"{self.env_name}: the features score {features.num_actions} "
                              f"actions; the action space has {self.action_space.n}")
@@ -167,7 +175,7 @@ class PerActionMaskablePolicy(MaskableActorCriticPolicy):
         data = super()._get_constructor_parameters()
         data.update(env_name=self.env_name, game_args=self.game_args,
                     obs_encoding=self.obs_encoding, body_arch=self.body_arch,
-                    head_arch=self.head_arch, value_arch=self.value_arch)
+                    head_arch=self.head_arch, value_arch=self.value_arch, facts=self.facts)
         return data
 
 
@@ -177,7 +185,7 @@ class PerActionQNetwork(MaskedQNetwork):
     def __init__(self, *args: Any, scorer_args: dict[str, Any], **kwargs: Any):
         super().__init__(*args, **kwargs)
         features = make_features(scorer_args["env_name"], scorer_args["game_args"],
-                                 scorer_args["obs_encoding"])
+                                 scorer_args["obs_encoding"], scorer_args.get("facts", "basic"))
         self.q_net = PerActionScorer(features, self.features_dim, scorer_args["body_arch"],
                                      scorer_args["head_arch"])
 
@@ -187,8 +195,9 @@ class PerActionDQNPolicy(MaskedDQNPolicy):
 
     def __init__(self, *args: Any, env_name: str = "", game_args: dict | None = None,
                  obs_encoding: str = "default", body_arch: list[int] | None = None,
-                 head_arch: list[int] | None = None, **kwargs: Any):
+                 head_arch: list[int] | None = None, facts: str = "basic", **kwargs: Any):
         self.scorer_args = {
+            "facts": facts,
             "env_name": env_name,
             "game_args": dict(game_args or {}),
             "obs_encoding": obs_encoding,
