@@ -676,6 +676,18 @@ def test_a_learning_rate_can_fall_linearly_over_the_run():
         train_cli.policy_and_hyperparams(cfg)
 
 
+def test_the_plain_mlp_drops_the_per_action_heads_arguments():
+    cfg = {"env": "literature_v0", "algo": "maskable_ppo", "env_kwargs": {},
+           "obs_encoding": "default",
+           "hyperparams": {"policy": "per_action", "policy_kwargs": {"facts": "beliefs"}}}
+    policy, hp = train_cli.policy_and_hyperparams(cfg)
+    assert hp["policy_kwargs"]["facts"] == "beliefs" and policy.__name__.startswith("PerAction")
+    cfg["hyperparams"] = {"policy": "mlp", "policy_kwargs": {
+        "facts": "beliefs", "body_arch": [8], "net_arch": [32]}}
+    policy, hp = train_cli.policy_and_hyperparams(cfg)
+    assert policy == "MlpPolicy" and hp["policy_kwargs"] == {"net_arch": [32]}
+
+
 def test_expert_iteration_labels_the_models_own_positions_with_every_best_move(tmp_path, capsys):
     from baselines import expert_iteration
     from card_envs.core.agents import make_agent
