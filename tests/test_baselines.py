@@ -760,3 +760,42 @@ def test_expert_iteration_plays_one_player_games_solo(tmp_path, capsys):
     assert "the model agreed with greedy on" in capsys.readouterr().out
     rounds = json.loads(out.with_suffix(".json").read_text())["expert_iteration"]["rounds"]
     assert rounds[0]["labels"] >= 200
+
+
+def test_a_shipped_model_leaves_out_the_last_training_observations(tmp_path, capsys,
+                                                                   monkeypatch):
+    """ship.slim drops SB3's ``_last_obs`` (every training game's last observation) and
+    compresses; the weights and the metadata load unchanged; the CLI slims in place."""
+    import json
+    import shutil
+    import zipfile
+
+    import torch as th
+
+    from baselines import ship as ship_mod
+    from card_envs.rl.policy_agent import load_policy
+
+    run = _train(tmp_path, "simple_tricks_v0", "maskable_ppo")
+    with zipfile.ZipFile(run.path / "model.zip") as z:
+        assert json.loads(z.read("data"))["_last_obs"] is not None  # what is dropped exists
+    models = tmp_path / "models"
+    models.mkdir()
+    monkeypatch.setattr(ship_mod, "MODELS", models)
+    ship_mod.ship("simple_tricks_v0", {"path": str(run.path)})
+    shipped = models / "simple_tricks_v0.zip"
+    with zipfile.ZipFile(shipped) as z:
+        data = json.loads(z.read("data"))
+    assert not set(ship_mod.TRAINING_ONLY) & set(data)
+    assert shipped.stat().st_size < (run.path / "model.zip").stat().st_size
+    before, meta = load_policy(run.path / "model.zip")
+    after, meta_after = load_policy(shipped)
+    assert meta == meta_after
+    want, got = before.state_dict(), after.state_dict()
+    assert want.keys() == got.keys() and all(th.equal(want[k], got[k]) for k in want)
+    # the command slims a copy in place; something else is refused in one line, exit 2
+    copy = tmp_path / "copy.zip"
+    shutil.copyfile(run.path / "model.zip", copy)
+    assert ship_mod.main([str(copy)]) == 0
+    assert copy.stat().st_size == shipped.stat().st_size
+    assert ship_mod.main([str(tmp_path / "models" / "simple_tricks_v0.json")]) == 2
+    assert "not a model zip" in capsys.readouterr().err
