@@ -53,9 +53,6 @@ from card_envs.core.agents import make_agent
 from card_envs.registry import load_spec
 from card_envs.rl.policy_agent import ALGOS, PolicyAgent, algo_class, save_model, write_json
 
-# policy_kwargs of the per-action heads alone (dropped when a run picks the plain MLP, e.g.
-# --hp policy=mlp on a setting whose configs give them)
-PER_ACTION_ONLY = ("facts", "body_arch", "head_arch", "value_arch")
 # activation_fn names in policy_kwargs
 ACTIVATIONS = {"relu": th.nn.ReLU, "tanh": th.nn.Tanh}
 CHECKPOINT = "checkpoints/latest"
@@ -238,7 +235,7 @@ def policy_and_hyperparams(cfg: dict[str, Any]) -> tuple[Any, dict[str, Any]]:
     ``policy: per_action`` in the hyperparameters picks the per-action heads of
     card_envs.rl.action_heads (told which game and encoding they read); otherwise the
     plain MLP (``MlpPolicy``, or ``MaskedDQNPolicy`` for DQN), without the per-action heads'
-    arguments (``PER_ACTION_ONLY``). ``learning_rate`` may be
+    arguments (``action_heads.per_action_arguments``). ``learning_rate`` may be
     ``{start: A, end: B}``: a rate falling linearly from A to B over the run.
     """
     hp = dict(cfg["hyperparams"])
@@ -270,8 +267,10 @@ def policy_and_hyperparams(cfg: dict[str, Any]) -> tuple[Any, dict[str, Any]]:
     if kind != "mlp":
         raise ValueError(f"policy: {kind!r} is not valid; choose one of 'mlp', 'per_action'")
     if "policy_kwargs" in hp:  # the per-action heads' own arguments mean nothing to an MLP
-        hp["policy_kwargs"] = {k: v for k, v in hp["policy_kwargs"].items()
-                               if k not in PER_ACTION_ONLY}
+        from card_envs.rl.action_heads import per_action_arguments
+
+        own = per_action_arguments()
+        hp["policy_kwargs"] = {k: v for k, v in hp["policy_kwargs"].items() if k not in own}
     return ("MaskedDQNPolicy" if cfg["algo"] == "dqn" else "MlpPolicy"), hp
 
 

@@ -686,6 +686,11 @@ def test_the_plain_mlp_drops_the_per_action_heads_arguments():
         "facts": "beliefs", "body_arch": [8], "net_arch": [32]}}
     policy, hp = train_cli.policy_and_hyperparams(cfg)
     assert policy == "MlpPolicy" and hp["policy_kwargs"] == {"net_arch": [32]}
+    # every argument of either per-action policy, read off their constructors
+    cfg["hyperparams"]["policy_kwargs"].update(head_arch=[8], value_arch=[8])
+    for algo, name in (("maskable_ppo", "MlpPolicy"), ("dqn", "MaskedDQNPolicy")):
+        policy, hp = train_cli.policy_and_hyperparams({**cfg, "algo": algo})
+        assert policy == name and hp["policy_kwargs"] == {"net_arch": [32]}
 
 
 def test_expert_iteration_labels_the_models_own_positions_with_every_best_move(tmp_path, capsys):

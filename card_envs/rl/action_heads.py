@@ -26,6 +26,7 @@ are in ``FEATURES``, their sets of facts in ``FACT_SETS``.
 
 from __future__ import annotations
 
+import inspect
 from functools import partial
 from typing import Any
 
@@ -220,3 +221,14 @@ POLICIES = {
     "maskable_ppo": PerActionMaskablePolicy,
     "dqn": PerActionDQNPolicy,
 }
+
+
+def per_action_arguments() -> set[str]:
+    """The keyword arguments the per-action policies take beyond their base classes' (what a
+    plain MLP would not know: the game, its encoding, the facts and the heads' shapes)."""
+    own: set[str] = set()
+    for cls in POLICIES.values():
+        base = cls.__mro__[1]
+        own |= (set(inspect.signature(cls.__init__).parameters)
+                - set(inspect.signature(base.__init__).parameters))
+    return own - {"self", "args", "kwargs"}
