@@ -37,6 +37,7 @@ def slim(src: Path, dst: Path) -> None:
         with zipfile.ZipFile(tmp, "w", compression=zipfile.ZIP_DEFLATED) as zout:
             for name, content in files.items():
                 zout.writestr(name, content)
+    Path(tmp.name).chmod(0o644)  # a temporary file is private to its owner; a model is not
     Path(tmp.name).replace(dst)
 
 

@@ -791,6 +791,7 @@ def test_a_shipped_model_leaves_out_the_last_training_observations(tmp_path, cap
     with zipfile.ZipFile(shipped) as z:
         data = json.loads(z.read("data"))
     assert not set(ship_mod.TRAINING_ONLY) & set(data)
+    assert shipped.stat().st_mode & 0o777 == 0o644  # readable by all, as the package's files
     assert shipped.stat().st_size < (run.path / "model.zip").stat().st_size
     before, meta = load_policy(run.path / "model.zip")
     after, meta_after = load_policy(shipped)
