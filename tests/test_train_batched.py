@@ -92,10 +92,12 @@ def test_batched_evaluation_plays_the_scalar_evaluations_games():
     from baselines.common import evaluate_agent
     from baselines.evaluation import evaluate
     from card_envs.core.agents import make_agent
+    from card_envs.rl.policy_agent import load_model_agent
 
     spec = load_spec("simple_tricks_v0")
     game = spec.make_game()
-    model = make_agent(spec, "best", game)
+    # greedy whatever mode the shipped model plays in (sampled play draws differently)
+    model = load_model_agent(spec, "best", game, deterministic=True)
     for opponent, duplicate in (("heuristic", True), ("first_play", False)):
         scalar = result_row(evaluate_agent(spec, game, model, opponent, 30, 5, duplicate,
                                            False), opponent)
