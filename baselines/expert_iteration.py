@@ -22,7 +22,6 @@ model.json, playable as ``model:PATH``. MaskablePPO models only.
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 from pathlib import Path
 
@@ -33,7 +32,7 @@ from stable_baselines3.common.vec_env import DummyVecEnv
 from baselines.evaluate import resolve_model
 from baselines.imitation import collect, fit, greedy_actions, scalar_actor
 from card_envs.core.agents import make_agent
-from card_envs.rl.policy_agent import algo_class
+from card_envs.rl.policy_agent import algo_class, save_model
 
 
 def play_and_label(model, spec, meta: dict, opponents: list[str], expert: str,
@@ -124,12 +123,10 @@ def main(argv: list[str] | None = None) -> int:
     rounds = refine(model, spec, meta, args.expert, opponents, args.rounds, args.decisions,
                     args.epochs, args.seed)
     out = Path(args.out).with_suffix(".zip")
-    out.parent.mkdir(parents=True, exist_ok=True)
-    model.save(out)
     meta = {**meta, "expert_iteration": {"from": str(path), "expert": args.expert,
                                          "opponents": opponents, "rounds": rounds,
                                          "epochs": args.epochs, "seed": args.seed}}
-    out.with_suffix(".json").write_text(json.dumps(meta, indent=2) + "\n")
+    save_model(model, out.with_suffix(""), meta, for_play=True)
     print(f"wrote {out}")
     return 0
 

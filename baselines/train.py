@@ -8,7 +8,9 @@ Writes a run folder under ``--runs`` (default ``runs/``): config.json (every set
 hyperparameter), command.txt, versions.json, checkpoints/ (model, replay buffer for DQN,
 self-play state, written atomically every ``eval_freq`` steps and on Ctrl-C), curve.csv
 (the learning curve: evaluation against the opponent at every checkpoint), model.zip +
-model.json (the final model) and eval.json (the final evaluation against every rule agent).
+model.json (the final model, kept to play: without the optimizer's state and the last
+training step, which only the checkpoints keep) and eval.json (the final evaluation
+against every rule agent).
 ``--resume RUN_DIR`` continues an interrupted run from its last checkpoint.
 """
 
@@ -536,7 +538,7 @@ def train(run: Run, progress: bool = True, stop_at: int | None = None,
     meta = checkpoint_meta(cfg, best["timesteps"])
     meta.update(wall_s=round(callback.wall(), 1), trained_timesteps=trainer.model.num_timesteps,
                 deterministic=MODES[best["mode"]], selection=best)
-    save_model(trainer.model, run.path / "model", meta, drop_optimizer=True)
+    save_model(trainer.model, run.path / "model", meta, for_play=True)
     print(f"[{label}] kept the checkpoint at {best['timesteps']:,} steps ({best['mode']} play: "
           f"{best['metric']} {best['value']:.3f} against {best['opponent']} on selection "
           f"deals)", flush=True)

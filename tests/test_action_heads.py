@@ -135,7 +135,7 @@ def test_per_action_policies_learn_only_legal_actions_and_save_and_load(
     model.learn(300)
     save_model(model, tmp_path / "m", {"env": env_name, "setting": env_name, "algo": algo,
                                        "game_args": game_args, "obs_encoding": "default"},
-               drop_optimizer=True)
+               for_play=True)
     game, obs, views = _observations(env_name, game_args, games=1, seed=1)
     agent = load_model_agent(spec, f"model:{tmp_path / 'm.zip'}", game)
     live = PolicyAgent(game, env.encoder, model.policy, algo)
@@ -241,7 +241,7 @@ def test_a_model_keeps_its_set_of_facts_when_saved_and_loaded(tmp_path):
     model.learn(64)
     save_model(model, tmp_path / "m", {"env": "literature_v0", "setting": "literature_v0",
                                        "algo": "maskable_ppo", "game_args": {},
-                                       "obs_encoding": "default"}, drop_optimizer=True)
+                                       "obs_encoding": "default"}, for_play=True)
     game, _, views = _observations("literature_v0", {}, games=1, seed=2)
     agent = load_model_agent(spec, f"model:{tmp_path / 'm.zip'}", game)
     assert isinstance(agent.policy.mlp_extractor.scorer.features, LiteratureBeliefFeatures)

@@ -767,10 +767,11 @@ def test_expert_iteration_plays_one_player_games_solo(tmp_path, capsys):
     assert rounds[0]["labels"] >= 200
 
 
-def test_a_shipped_model_leaves_out_the_last_training_observations(tmp_path, capsys,
-                                                                   monkeypatch):
-    """ship.slim drops SB3's ``_last_obs`` (every training game's last observation) and
-    compresses; the weights and the metadata load unchanged; the CLI slims in place."""
+def test_a_final_model_leaves_out_what_only_training_reads(tmp_path, capsys, monkeypatch):
+    """A run's final model.zip (``save_model(..., for_play=True)``) holds neither the
+    optimizer's state nor SB3's ``_last_obs`` (every training game's last observation),
+    which a checkpoint to resume from keeps; its weights are the kept checkpoint's. Shipping
+    copies it as it is; the command compacts a model written before in place."""
     import json
     import shutil
     import zipfile
@@ -778,30 +779,42 @@ def test_a_shipped_model_leaves_out_the_last_training_observations(tmp_path, cap
     import torch as th
 
     from baselines import ship as ship_mod
-    from card_envs.rl.policy_agent import load_policy
+    from card_envs.rl.policy_agent import TRAINING_ONLY, load_policy
+
+    def data(path):
+        with zipfile.ZipFile(path) as z:
+            return json.loads(z.read("data"))
+
+    def same_weights(a, b):
+        want, got = load_policy(a)[0].state_dict(), load_policy(b)[0].state_dict()
+        return want.keys() == got.keys() and all(th.equal(want[k], got[k]) for k in want)
 
     run = _train(tmp_path, "simple_tricks_v0", "maskable_ppo")
-    with zipfile.ZipFile(run.path / "model.zip") as z:
-        assert json.loads(z.read("data"))["_last_obs"] is not None  # what is dropped exists
+    final, latest = run.path / "model.zip", run.path / "checkpoints" / "latest.zip"
+    assert data(latest)["_last_obs"] is not None  # a checkpoint keeps what is left out
+    assert not set(TRAINING_ONLY) & set(data(final))
+    with zipfile.ZipFile(final) as z:
+        optimizer = th.load(z.open("policy.optimizer.pth"), weights_only=False)
+    assert optimizer["state"] == {}
+    assert same_weights(run.path / "checkpoints" / "best.zip", final)
+    assert not list(run.path.glob("*.tmp*"))  # no temporary file left behind
     models = tmp_path / "models"
     models.mkdir()
     monkeypatch.setattr(ship_mod, "MODELS", models)
     ship_mod.ship("simple_tricks_v0", {"path": str(run.path)})
     shipped = models / "simple_tricks_v0.zip"
-    with zipfile.ZipFile(shipped) as z:
-        data = json.loads(z.read("data"))
-    assert not set(ship_mod.TRAINING_ONLY) & set(data)
     assert shipped.stat().st_mode & 0o777 == 0o644  # readable by all, as the package's files
-    assert shipped.stat().st_size < (run.path / "model.zip").stat().st_size
-    before, meta = load_policy(run.path / "model.zip")
-    after, meta_after = load_policy(shipped)
-    assert meta == meta_after
-    want, got = before.state_dict(), after.state_dict()
-    assert want.keys() == got.keys() and all(th.equal(want[k], got[k]) for k in want)
-    # the command slims a copy in place; something else is refused in one line, exit 2
+    assert shipped.stat().st_size == final.stat().st_size
+    assert same_weights(final, shipped)
+    assert load_policy(shipped)[1] == load_policy(final)[1]  # the metadata
+    # the command compacts a model written before in place (here a checkpoint, with its
+    # metadata beside it); something else is refused in one line, exit 2
     copy = tmp_path / "copy.zip"
-    shutil.copyfile(run.path / "model.zip", copy)
+    shutil.copyfile(latest, copy)
+    shutil.copyfile(latest.with_suffix(".json"), copy.with_suffix(".json"))
     assert ship_mod.main([str(copy)]) == 0
-    assert copy.stat().st_size == shipped.stat().st_size
+    assert copy.stat().st_size < latest.stat().st_size
+    assert not set(TRAINING_ONLY) & set(data(copy))
+    assert same_weights(latest, copy)
     assert ship_mod.main([str(tmp_path / "models" / "simple_tricks_v0.json")]) == 2
     assert "not a model zip" in capsys.readouterr().err

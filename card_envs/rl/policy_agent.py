@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import json
 import os
+import zipfile
 from pathlib import Path
 from typing import Any
 
@@ -130,20 +131,53 @@ def _best_legal(values: np.ndarray, mask: np.ndarray) -> int:
     return int(legal[np.argmax(values[legal])])
 
 
-def save_model(model, path: Path, meta: dict[str, Any], drop_optimizer: bool = False) -> None:
+# what SB3 saves of the rollout's last step, read only by a training run that goes on
+# (``_last_obs`` holds every training game's last observation: 5.4 MB of a 7.5 MB
+# Literature model trained on 1024 games)
+TRAINING_ONLY = ("_last_obs", "_last_original_obs", "_last_episode_starts")
+
+
+def save_model(model, path: Path, meta: dict[str, Any], for_play: bool = False) -> None:
     """Write ``path.zip`` and ``path.json`` atomically (a crash never leaves half a file).
 
-    ``drop_optimizer`` empties the optimizer's state first (Adam's moments: twice the
-    weights' size), for models that are shipped to play, not to train on.
+    ``for_play`` writes a model that is kept to play, not to go on training: without the
+    optimizer's state (Adam's moments: twice the weights' size) and ``TRAINING_ONLY``,
+    compressed (``compact``). A checkpoint to resume from keeps everything.
     """
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     tmp = path.with_name(path.name + ".tmp.zip")
-    if drop_optimizer:
-        model.policy.optimizer.state.clear()
-    model.save(tmp)
-    os.replace(tmp, path.with_suffix(".zip"))
+    try:
+        if for_play:
+            model.policy.optimizer.state.clear()
+        model.save(tmp)
+        if for_play:
+            compact(tmp, path.with_suffix(".zip"))
+        else:
+            os.replace(tmp, path.with_suffix(".zip"))
+    finally:
+        tmp.unlink(missing_ok=True)
     write_json(path.with_suffix(".json"), meta)
+
+
+def compact(src: Path, dst: Path) -> None:
+    """Write the SB3 model file ``src`` to ``dst`` without ``TRAINING_ONLY``, compressed;
+    the weights are unchanged (``src`` and ``dst`` may be the same file)."""
+    with zipfile.ZipFile(src) as zin:
+        files = {info.filename: zin.read(info) for info in zin.infolist()}
+    data = json.loads(files["data"])
+    for key in TRAINING_ONLY:
+        data.pop(key, None)
+    files["data"] = json.dumps(data, indent=4).encode()
+    dst = Path(dst)
+    tmp = dst.with_name(dst.name + ".compact.tmp")
+    try:
+        with zipfile.ZipFile(tmp, "w", compression=zipfile.ZIP_DEFLATED) as zout:
+            for name, content in files.items():
+                zout.writestr(name, content)
+        tmp.replace(dst)
+    finally:
+        tmp.unlink(missing_ok=True)
 
 
 def write_json(path: Path, data: Any) -> None:
