@@ -22,7 +22,7 @@ import yaml
 
 from card_envs.core.agents import make_agent
 from card_envs.registry import load_spec
-from card_envs.rl.policy_agent import ALGOS
+from card_envs.rl.policy_agent import ALGOS, read_meta
 
 CONFIGS = Path(__file__).resolve().parent / "configs"
 BUDGETS = ("quick", "full")
@@ -118,6 +118,8 @@ def build_config(args: argparse.Namespace) -> dict[str, Any]:
     if opponent not in ("self", "solo"):
         for name in opponent.split(","):
             make_agent(spec, name, game)  # an unknown name fails here, before any run folder
+    if args.init_from:
+        _check_init_from(Path(args.init_from), args.algo, gcfg["env"])
     return {
         "env": gcfg["env"],
         "setting": gcfg["setting"],
@@ -151,6 +153,21 @@ def build_config(args: argparse.Namespace) -> dict[str, Any]:
         **settings,
         "hyperparams": hp,
     }
+
+
+def _check_init_from(path: Path, algo: str, env: str) -> None:
+    """A model to start from must exist, with its metadata, for the same algorithm and env
+    (its weights are loaded into the run's network)."""
+    if path.suffix != ".zip" or not path.is_file():
+        raise ValueError(f"--init-from: {path} is not a model file (MODEL.zip with its "
+                         "MODEL.json beside it)")
+    meta = read_meta(path)
+    if meta["algo"] != algo:
+        raise ValueError(f"--init-from: {path} is a {meta['algo']} model; this run trains "
+                         f"{algo} (choose --algo {meta['algo']} or a {algo} model)")
+    if meta["env"] != env:
+        raise ValueError(f"--init-from: {path} was trained on {meta['env']}; this run "
+                         f"trains on {env}")
 
 
 def _for_budget(block: dict[str, Any] | None, budget: str) -> dict[str, Any] | None:

@@ -346,6 +346,22 @@ def test_bad_arguments_are_reported(tmp_path, capsys):
         == 2
     )
     assert "unknown agent 'wizard'" in capsys.readouterr().err
+    from card_envs.rl.policy_agent import models_dir
+
+    models = models_dir()
+    for init, algo, message in [
+        (tmp_path / "none.zip", "maskable_ppo", "none.zip is not a model file"),
+        (models / "thirty_one_v0.zip", "maskable_ppo", "is a dqn model; this run trains "
+         "maskable_ppo (choose --algo dqn or a maskable_ppo model)"),
+        (models / "simple_tricks_v0.zip", "maskable_ppo", "was trained on simple_tricks_v0; "
+         "this run trains on thirty_one_v0"),
+    ]:
+        argv = ["--env", "thirty_one_v0", "--algo", algo, "--init-from", str(init), "--runs",
+                str(tmp_path)]
+        assert train_cli.main(argv) == 2
+        err = capsys.readouterr().err
+        assert err.startswith("error: --init-from: ") and message in err
+        assert len(err.strip().splitlines()) == 1
     assert not list(tmp_path.iterdir()), "no run folder for a run that never started"
 
 
