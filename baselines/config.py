@@ -135,7 +135,8 @@ def build_config(args: argparse.Namespace) -> dict[str, Any]:
         "duplicate": gcfg["duplicate"],
         "team": gcfg["team"],
         "shaping": parse_shaping(args.shaping) if args.shaping else gcfg.get("shaping"),
-        "select": gcfg.get("select"),
+        "select": parse_select(args.select, spec, game) if getattr(args, "select", None)
+        else gcfg.get("select"),
         # expert iteration after training (MaskablePPO only; baselines/expert_iteration.py)
         "refine": _for_budget(gcfg.get("refine"), args.budget)
         if args.algo == "maskable_ppo" else None,
@@ -153,6 +154,21 @@ def build_config(args: argparse.Namespace) -> dict[str, Any]:
         **settings,
         "hyperparams": hp,
     }
+
+
+# what a checkpoint can be picked by (train.py's curve columns); losses_rate: lower is better
+SELECT_METRICS = ("wins_rate", "decided_rate", "losses_rate", "mean_payoff", "mean_score")
+
+
+def parse_select(text: str, spec, game) -> dict[str, Any]:
+    """``--select AGENT[:METRIC]`` as a setting's ``select`` block."""
+    opponent, _, metric = text.partition(":")
+    metric = metric or "wins_rate"
+    if metric not in SELECT_METRICS:
+        raise ValueError(f"--select: unknown metric {metric!r}; choose one of "
+                         f"{', '.join(SELECT_METRICS)}")
+    make_agent(spec, opponent, game)  # an unknown name fails here, naming the choices
+    return {"opponent": opponent, "metric": metric, "higher": metric != "losses_rate"}
 
 
 def _check_init_from(path: Path, algo: str, env: str) -> None:

@@ -293,7 +293,7 @@ def selection(cfg: dict[str, Any], spec=None) -> dict[str, Any]:
         spec = spec or load_spec(cfg["env"])
         return {"opponent": spec.strongest_agent, "metric": "mean_payoff", "higher": True}
     return {"opponent": chosen["opponent"], "metric": chosen["metric"],
-            "higher": "below" not in chosen}
+            "higher": chosen.get("higher", "below" not in chosen)}
 
 
 class CurveAndCheckpoints(BaseCallback):
@@ -587,6 +587,10 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("--opponent", help="agent name, model:PATH, best, or self; several names "
                    "separated by commas are spread over the environments (default: per game)")
     p.add_argument("--mix", help="self-play: AGENT:FRACTION of opponent seats played by AGENT")
+    p.add_argument("--select", metavar="AGENT[:METRIC]",
+                   help="pick the kept checkpoint by METRIC (wins_rate, decided_rate, "
+                        "losses_rate, mean_payoff, mean_score; default wins_rate) against "
+                        "AGENT (default: the setting's select, else its first target)")
     p.add_argument("--timesteps", type=int, help="training steps (default: the budget's)")
     p.add_argument("--budget", choices=BUDGETS, default="full", help="which YAML budget to use")
     p.add_argument("--seed", type=int, default=0)

@@ -834,3 +834,32 @@ def test_a_final_model_leaves_out_what_only_training_reads(tmp_path, capsys, mon
     assert same_weights(latest, copy)
     assert ship_mod.main([str(tmp_path / "models" / "simple_tricks_v0.json")]) == 2
     assert "not a model zip" in capsys.readouterr().err
+
+
+def test_select_picks_the_kept_checkpoint_against_the_agent_and_metric_given(tmp_path, capsys):
+    """``--select AGENT[:METRIC]`` replaces the setting's selection (Thirty-One's is wins
+    against ``expected_value``): every curve point and the kept checkpoint are against AGENT,
+    by METRIC, lower being better for losses; bad values are one-line errors."""
+    import csv
+    import json
+
+    from baselines.train import selection
+
+    run = _train(tmp_path, "thirty_one_v0", "maskable_ppo", "--select", "greedy:losses_rate")
+    cfg = json.loads((run.path / "config.json").read_text())
+    assert selection(cfg) == {"opponent": "greedy", "metric": "losses_rate", "higher": False}
+    with open(run.path / "curve.csv") as f:
+        rows = list(csv.DictReader(f))
+    assert rows and {r["opponent"] for r in rows} == {"greedy"}
+    kept = json.loads((run.path / "model.json").read_text())["selection"]
+    assert kept["opponent"] == "greedy" and kept["metric"] == "losses_rate"
+    assert kept["value"] == min(float(r[k]) for r in rows
+                                for k in ("losses_rate", "losses_rate_sampled"))
+    for value, message in [("greedy:speed", "--select: unknown metric 'speed'; choose one of "
+                            "wins_rate, decided_rate, losses_rate, mean_payoff, mean_score"),
+                           ("wizard", "unknown agent 'wizard'")]:
+        argv = ["--env", "thirty_one_v0", "--select", value, "--runs", str(tmp_path / "x")]
+        assert train_cli.main(argv) == 2
+        err = capsys.readouterr().err
+        assert message in err and len(err.strip().splitlines()) == 1
+    assert not (tmp_path / "x").exists()
