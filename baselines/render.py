@@ -68,7 +68,8 @@ def search_label(search: dict) -> str:
 
 
 def _run_name(run: dict) -> str:
-    return f"{ALGO_NAMES[run['algo']]} seed {run['seed']} ({run['mode']} play)"
+    tuned = ", fine-tuned from the model shipped before" if run.get("init_from") else ""
+    return f"{ALGO_NAMES[run['algo']]} seed {run['seed']}{tuned} ({run['mode']} play)"
 
 
 SEARCH_SENTENCE = (

@@ -863,3 +863,46 @@ def test_select_picks_the_kept_checkpoint_against_the_agent_and_metric_given(tmp
         err = capsys.readouterr().err
         assert message in err and len(err.strip().splitlines()) == 1
     assert not (tmp_path / "x").exists()
+
+
+def test_ship_run_makes_a_fine_tuned_run_the_settings_shipped_rows(tmp_path, monkeypatch,
+                                                                   capsys):
+    """``python -m baselines.ship --run RUN_DIR`` ships a finished full-budget run that
+    reproduce does not train (here a fine-tuning of the shipped model): the model is copied,
+    the setting's record gets the run's final rows as its shipped rows, the table's runs stay,
+    and the page says the shipped model was fine-tuned; a run that cannot compare is refused."""
+    import shutil
+
+    from baselines import final
+    from baselines import ship as ship_mod
+    from card_envs.rl.policy_agent import models_dir
+
+    root = tmp_path / "root"
+    shutil.copytree(final.ROOT / "docs" / "games", root / "docs" / "games")
+    record = json.loads((final.ROOT / "docs" / "baselines.json").read_text())["settings"][
+        "thirty_one_v0"]
+    for run in record["runs"]:
+        run["final_games"] = 6
+    results = root / "docs" / "baselines.json"
+    results.write_text(json.dumps({"settings": {"thirty_one_v0": record}}))
+    monkeypatch.setattr(final, "ROOT", root)
+    monkeypatch.setattr(final, "RESULTS", results)
+    monkeypatch.setattr(ship_mod, "MODELS", tmp_path / "models")
+    run = _train(tmp_path / "runs", "thirty_one_v0", "dqn", "--budget", "full",
+                 "--init-from", str(models_dir() / "thirty_one_v0.zip"))
+    assert ship_mod.main(["--run", str(run.path)]) == 0
+    assert (tmp_path / "models" / "thirty_one_v0.zip").exists()
+    saved = json.loads(results.read_text())["settings"]["thirty_one_v0"]
+    assert saved["runs"] == record["runs"]
+    assert saved["shipped"]["init_from"].endswith("thirty_one_v0.zip")
+    assert saved["shipped"]["results"] == json.loads((run.path / "eval.json").read_text())[
+        "results"]
+    page = (root / "docs" / "baselines.md").read_text()
+    assert "shipped: DQN (masked) seed 0, fine-tuned from the model shipped before" in page
+    # a quick run does not compare with the table's full-budget runs; not a run: refused
+    quick = _train(tmp_path / "quick", "thirty_one_v0", "dqn")
+    capsys.readouterr()
+    assert ship_mod.main(["--run", str(quick.path)]) == 2
+    assert "is not a full-budget run" in capsys.readouterr().err
+    assert ship_mod.main(["--run", str(tmp_path)]) == 2
+    assert "is not a finished run folder" in capsys.readouterr().err
