@@ -171,11 +171,16 @@ def setting_record(setting: str, runs: list[dict], budget: str,
         "machine": f"{platform.machine()} with {mp.cpu_count()} CPUs, no GPU",
         "final_seed": FINAL_SEED,
         "runs": [{k: v for k, v in r.items() if k != "path"} for r in runs],
-        "shipped": None if shipped is None else {k: v for k, v in shipped.items()
-                                                 if k not in ("path", "curve")},
+        "shipped": None if shipped is None else shipped_entry(shipped),
         "search": search,
         "reference": reference_rows(setting, games),
     }
+
+
+def shipped_entry(run: dict) -> dict:
+    """What a setting's record keeps of its shipped run (``collect``'s data less its folder
+    and learning curve)."""
+    return {k: v for k, v in run.items() if k not in ("path", "curve")}
 
 
 def load_results(path: Path | None = None) -> dict:

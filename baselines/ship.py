@@ -18,7 +18,6 @@ in docs/baselines.json, and the docs are rendered again; the table's runs stay a
 
 from __future__ import annotations
 
-import json
 import shutil
 import sys
 import zipfile
@@ -40,7 +39,8 @@ def ship(setting: str, run: dict) -> None:
 
 def ship_run(run_dir: Path) -> int:
     """``--run``: ship a finished run and make it its setting's shipped record."""
-    from baselines.final import RESULTS, ROOT, collect, load_results
+    from baselines.common import Run
+    from baselines.final import RESULTS, ROOT, collect, load_results, shipped_entry
     from baselines.render import render
 
     if not (run_dir / "eval.json").is_file() or not (run_dir / "model.zip").is_file():
@@ -48,7 +48,7 @@ def ship_run(run_dir: Path) -> int:
               "model.zip)", file=sys.stderr)
         return 2
     run = collect(str(run_dir))
-    cfg = json.loads((run_dir / "config.json").read_text())
+    cfg = Run(run_dir).config
     results = load_results(RESULTS)
     record = results["settings"].get(run["setting"])
     if record is None or cfg["budget"] != "full" or run["final_games"] != \
@@ -58,8 +58,7 @@ def ship_run(run_dir: Path) -> int:
               file=sys.stderr)
         return 2
     ship(run["setting"], run)
-    record["shipped"] = {**{k: v for k, v in run.items() if k not in ("path", "curve")},
-                         "init_from": cfg.get("init_from"),
+    record["shipped"] = {**shipped_entry(run), "init_from": cfg.get("init_from"),
                          "command": (run_dir / "command.txt").read_text().strip()}
     write_json(RESULTS, results)
     out = ROOT / "docs" / "baselines.md"
