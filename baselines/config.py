@@ -119,7 +119,8 @@ def build_config(args: argparse.Namespace) -> dict[str, Any]:
         for name in opponent.split(","):
             make_agent(spec, name, game)  # an unknown name fails here, before any run folder
     if args.init_from:
-        _check_init_from(Path(args.init_from), args.algo, gcfg["env"])
+        _check_init_from(Path(args.init_from), args.algo, gcfg["env"],
+                         args.obs_encoding or gcfg.get("obs_encoding", "default"))
     return {
         "env": gcfg["env"],
         "setting": gcfg["setting"],
@@ -171,9 +172,10 @@ def parse_select(text: str, spec, game) -> dict[str, Any]:
     return {"opponent": opponent, "metric": metric, "higher": metric != "losses_rate"}
 
 
-def _check_init_from(path: Path, algo: str, env: str) -> None:
-    """A model to start from must exist, with its metadata, for the same algorithm and env
-    (its weights are loaded into the run's network)."""
+def _check_init_from(path: Path, algo: str, env: str, encoding: str) -> None:
+    """A model to start from must exist, with its metadata, for the same algorithm, env and
+    observation encoding (its weights are loaded into the run's network; a network of
+    another shape is refused when they are, train.InitFromError)."""
     if path.suffix != ".zip" or not path.is_file():
         raise ValueError(f"--init-from: {path} is not a model file (MODEL.zip with its "
                          "MODEL.json beside it)")
@@ -184,6 +186,10 @@ def _check_init_from(path: Path, algo: str, env: str) -> None:
     if meta["env"] != env:
         raise ValueError(f"--init-from: {path} was trained on {meta['env']}; this run "
                          f"trains on {env}")
+    if meta.get("obs_encoding", "default") != encoding:
+        raise ValueError(f"--init-from: {path} sees the {meta.get('obs_encoding', 'default')!r} "
+                         f"observation encoding; this run's is {encoding!r} (choose "
+                         f"--obs-encoding {meta.get('obs_encoding', 'default')})")
 
 
 def _for_budget(block: dict[str, Any] | None, budget: str) -> dict[str, Any] | None:

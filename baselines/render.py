@@ -341,6 +341,14 @@ def render(results: dict, img_dir: Path | None, out: Path, plot: bool = True,
     return text
 
 
+def render_docs(results: dict, root: Path = ROOT, plot: bool = False) -> Path:
+    """Render ``root``'s docs/baselines.md, its plots when ``plot``, and the game pages'
+    sections from ``results`` (the records of docs/baselines.json); returns the page's path."""
+    out = root / "docs" / "baselines.md"
+    render(results, out.parent / "img", out, plot=plot, root=root)
+    return out
+
+
 def quick_report(setting: str, record: dict, full: dict | None) -> str:
     """A short plain-text table of one setting for the terminal: this run beside the rule
     agents on the same deals and the full-budget shipped model from docs/baselines.json."""

@@ -37,7 +37,7 @@ from baselines.common import Run
 from baselines.config import BUDGETS, game_config, settings
 from baselines.final import RESULTS, ROOT, collect, config_drift, load_results, search_rows
 from baselines.jobs import record_all, run_all, seeds_of
-from baselines.render import _wall, quick_report, render
+from baselines.render import _wall, quick_report, render, render_docs
 from baselines.ship import MODELS, ship
 from card_envs.rl.policy_agent import ALGOS, write_json
 
@@ -60,8 +60,7 @@ def update_search(chosen: list[str]) -> int:
         record["search"] = search_rows(setting, MODELS / f"{setting}.zip",
                                        record["runs"][0]["final_games"], record["final_seed"])
     write_json(RESULTS, results)
-    out = ROOT / "docs" / "baselines.md"
-    render(results, out.parent / "img", out, plot=False, root=ROOT)
+    out = render_docs(results, ROOT)
     print(f"wrote {RESULTS} and {out}")
     return 0
 
@@ -108,9 +107,7 @@ def main(argv: list[str] | None = None) -> int:
     if args.search_only:
         return update_search(chosen)
     if args.render:
-        out = ROOT / "docs" / "baselines.md"
-        render(load_results(RESULTS), out.parent / "img", out, plot=False, root=ROOT)
-        print(f"wrote {out}")
+        print(f"wrote {render_docs(load_results(RESULTS), ROOT)}")
         return 0
     runs_root = args.runs or f"runs/reproduce-{args.budget}"
     started = time.time()
@@ -160,8 +157,7 @@ def main(argv: list[str] | None = None) -> int:
     if full and not args.out:
         results["settings"].update(fresh["settings"])
         write_json(RESULTS, results)
-        out = ROOT / "docs" / "baselines.md"
-        render(results, out.parent / "img", out, plot=True, root=ROOT)
+        out = render_docs(results, ROOT, plot=True)
         print(f"wrote {RESULTS} and {out}")
     else:
         out = Path(args.out) if args.out else Path(runs_root) / "baselines.md"

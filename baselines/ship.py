@@ -41,7 +41,7 @@ def ship_run(run_dir: Path) -> int:
     """``--run``: ship a finished run and make it its setting's shipped record."""
     from baselines.common import Run
     from baselines.final import RESULTS, ROOT, collect, load_results, shipped_entry
-    from baselines.render import render
+    from baselines.render import render_docs
 
     if not (run_dir / "eval.json").is_file() or not (run_dir / "model.zip").is_file():
         print(f"error: --run: {run_dir} is not a finished run folder (no eval.json and "
@@ -61,9 +61,7 @@ def ship_run(run_dir: Path) -> int:
     record["shipped"] = {**shipped_entry(run), "init_from": cfg.get("init_from"),
                          "command": (run_dir / "command.txt").read_text().strip()}
     write_json(RESULTS, results)
-    out = ROOT / "docs" / "baselines.md"
-    render(results, out.parent / "img", out, plot=False, root=ROOT)
-    print(f"wrote {RESULTS} and {out}")
+    print(f"wrote {RESULTS} and {render_docs(results, ROOT)}")
     return 0
 
 

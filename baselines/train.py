@@ -17,9 +17,11 @@ against every rule agent).
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import os
 import shlex
+import shutil
 import sys
 import time
 from pathlib import Path
@@ -59,6 +61,10 @@ from card_envs.rl.policy_agent import ALGOS, PolicyAgent, algo_class, save_model
 ACTIVATIONS = {"relu": th.nn.ReLU, "tanh": th.nn.Tanh}
 CHECKPOINT = "checkpoints/latest"
 BEST = "checkpoints/best"
+
+
+class InitFromError(ValueError):
+    """``--init-from``'s weights do not fit the run's network (raised before any training)."""
 
 
 class Trainer:
@@ -161,7 +167,15 @@ class Trainer:
             policy, hp = policy_and_hyperparams(cfg)
             model = cls(policy, self.env, seed=cfg["seed"], device="cpu", verbose=0, **hp)
             if cfg.get("init_from"):  # start from another model's weights (same network)
-                model.set_parameters(cfg["init_from"], exact_match=False, device="cpu")
+                try:
+                    model.set_parameters(cfg["init_from"], exact_match=False, device="cpu")
+                except (RuntimeError, ValueError) as err:
+                    lines = [line.strip() for line in str(err).splitlines() if line.strip()]
+                    # torch lists the misfits after a heading line: show the first one
+                    detail = (lines[1:] or lines or [""])[0]
+                    raise InitFromError(
+                        f"--init-from: {cfg['init_from']}'s network does not fit this run's "
+                        f"(another policy, facts or net_arch?): {detail}") from err
             elif cfg.get("pretrain"):
                 self._imitate(model)
         self.learner.policy = model.policy
@@ -653,7 +667,15 @@ def main(argv: list[str] | None = None) -> int:
             return 2
         command = shlex.join([sys.executable, "-m", "baselines.train", *(argv or sys.argv[1:])])
         run = Run.create(Path(args.runs), config, command)
-    return train(run, progress=not args.no_progress, stop_at=args.stop_at)
+    try:
+        return train(run, progress=not args.no_progress, stop_at=args.stop_at)
+    except InitFromError as err:  # nothing was trained: the new run folder goes too
+        if not args.resume:
+            shutil.rmtree(run.path, ignore_errors=True)
+            with contextlib.suppress(OSError):  # the env's folder, when it held only this run
+                run.path.parent.rmdir()
+        print(f"error: {err}", file=sys.stderr)
+        return 2
 
 
 if __name__ == "__main__":

@@ -355,9 +355,14 @@ def test_bad_arguments_are_reported(tmp_path, capsys):
          "maskable_ppo (choose --algo dqn or a maskable_ppo model)"),
         (models / "simple_tricks_v0.zip", "maskable_ppo", "was trained on simple_tricks_v0; "
          "this run trains on thirty_one_v0"),
+        (models / "thirty_one_v0.zip", "dqn --obs-encoding original", "sees the 'default' "
+         "observation encoding; this run's is 'original'"),
+        # same algorithm, env and encoding, another network: refused when its weights load
+        (models / "thirty_one_v0.zip", "dqn --hp policy_kwargs={net_arch:[32]} --budget quick",
+         "network does not fit this run's"),
     ]:
-        argv = ["--env", "thirty_one_v0", "--algo", algo, "--init-from", str(init), "--runs",
-                str(tmp_path)]
+        argv = ["--env", "thirty_one_v0", "--algo", *algo.split(), "--init-from", str(init),
+                "--runs", str(tmp_path)]
         assert train_cli.main(argv) == 2
         err = capsys.readouterr().err
         assert err.startswith("error: --init-from: ") and message in err
