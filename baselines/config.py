@@ -175,7 +175,7 @@ def parse_select(text: str, spec, game) -> dict[str, Any]:
 def _check_init_from(path: Path, algo: str, env: str, encoding: str) -> None:
     """A model to start from must exist, with its metadata, for the same algorithm, env and
     observation encoding (its weights are loaded into the run's network; a network of
-    another shape is refused when they are, train.InitFromError)."""
+    another shape fails there, with train.InitFromError)."""
     if path.suffix != ".zip" or not path.is_file():
         raise ValueError(f"--init-from: {path} is not a model file (MODEL.zip with its "
                          "MODEL.json beside it)")
