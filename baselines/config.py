@@ -118,9 +118,9 @@ def build_config(args: argparse.Namespace) -> dict[str, Any]:
     if opponent not in ("self", "solo"):
         for name in opponent.split(","):
             make_agent(spec, name, game)  # an unknown name fails here, before any run folder
+    encoding = args.obs_encoding or gcfg.get("obs_encoding", "default")
     if args.init_from:
-        _check_init_from(Path(args.init_from), args.algo, gcfg["env"],
-                         args.obs_encoding or gcfg.get("obs_encoding", "default"))
+        _check_init_from(Path(args.init_from), args.algo, gcfg["env"], encoding)
     return {
         "env": gcfg["env"],
         "setting": gcfg["setting"],
@@ -131,7 +131,7 @@ def build_config(args: argparse.Namespace) -> dict[str, Any]:
         "seed": args.seed,
         "budget": args.budget,
         "env_kwargs": gcfg["env_kwargs"],
-        "obs_encoding": args.obs_encoding or gcfg.get("obs_encoding", "default"),
+        "obs_encoding": encoding,
         "eval_opponents": gcfg["eval_opponents"],
         "duplicate": gcfg["duplicate"],
         "team": gcfg["team"],
@@ -186,10 +186,10 @@ def _check_init_from(path: Path, algo: str, env: str, encoding: str) -> None:
     if meta["env"] != env:
         raise ValueError(f"--init-from: {path} was trained on {meta['env']}; this run "
                          f"trains on {env}")
-    if meta.get("obs_encoding", "default") != encoding:
-        raise ValueError(f"--init-from: {path} sees the {meta.get('obs_encoding', 'default')!r} "
-                         f"observation encoding; this run's is {encoding!r} (choose "
-                         f"--obs-encoding {meta.get('obs_encoding', 'default')})")
+    seen = meta.get("obs_encoding", "default")
+    if seen != encoding:
+        raise ValueError(f"--init-from: {path} sees the {seen!r} observation encoding; this "
+                         f"run's is {encoding!r} (choose --obs-encoding {seen})")
 
 
 def _for_budget(block: dict[str, Any] | None, budget: str) -> dict[str, Any] | None:
