@@ -36,6 +36,24 @@ def versions() -> dict[str, str]:
     return out
 
 
+def keep_freed_memory() -> bool:
+    """Ask glibc's malloc to keep the memory torch frees for reuse (no trimming, and blocks
+    up to 32 MiB from the heap rather than from fresh mappings), so that the updates'
+    tensors of a few MiB are not faulted in anew page by page on every minibatch (about
+    15-20% of a per-action PPO run's time on the 2-core machines; docs/performance.md).
+    A no-op where the C library is not glibc. True when the settings took."""
+    import ctypes
+    import ctypes.util
+
+    try:
+        libc = ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6")
+        mallopt = libc.mallopt
+    except (OSError, AttributeError):
+        return False
+    m_trim_threshold, m_mmap_threshold = -1, -3
+    return bool(mallopt(m_trim_threshold, 1 << 30)) & bool(mallopt(m_mmap_threshold, 32 << 20))
+
+
 def write_text(path: Path, text: str) -> None:
     """Write a text file atomically."""
     tmp = path.with_name(path.name + ".tmp")

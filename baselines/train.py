@@ -32,7 +32,7 @@ import torch as th
 from stable_baselines3.common.callbacks import BaseCallback
 from stable_baselines3.common.utils import LinearSchedule, set_random_seed
 
-from baselines.common import Run, result_row, write_csv
+from baselines.common import Run, keep_freed_memory, result_row, write_csv
 from baselines.config import BUDGETS, build_config, spec_and_game
 from baselines.envs import (
     ConcatVecEnv,
@@ -79,6 +79,10 @@ class Trainer:
         set_random_seed(cfg["seed"])
         # one thread: on a few cores torch's own threads fight the env and each other
         th.set_num_threads(int(cfg.get("torch_threads", 1)))
+        keep_freed_memory()
+        # torch.distributions checks every distribution's arguments (MaskablePPO makes two a
+        # minibatch): a third of the masked distribution's time, for inputs that are ours
+        th.distributions.Distribution.set_default_validate_args(False)
         self.learner = LiveLearner()
         self.pool: SnapshotPool | None = None
         self.batched = uses_twin(cfg)

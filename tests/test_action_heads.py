@@ -158,6 +158,39 @@ def test_the_ppo_logits_are_the_per_action_scores():
     assert th.equal(scores, logits) and scores.shape == (len(obs), 20)
 
 
+@pytest.mark.parametrize("env_name,game_args", CASES)
+def test_the_fused_one_layer_head_scores_and_learns_as_autograd_would(env_name, game_args):
+    """The one-hidden-layer heads run through _OneLayerHead (forward and backward written
+    out); the same network as plain torch modules gives the same scores and gradients."""
+    from card_envs.rl.action_heads import PerActionScorer
+
+    _, obs, _ = _observations(env_name, game_args, games=1)
+    th.manual_seed(0)
+    features = make_features(env_name, game_args, "default", "basic")
+    scorer = PerActionScorer(features, obs.shape[1], [16], [8])
+    weights = list(scorer.parameters())
+    target = th.randn(len(obs), features.num_actions)
+
+    def plain() -> th.Tensor:  # the head as autograd sees nn.Linear -> ReLU -> nn.Linear
+        facts, summary = scorer.features(obs), scorer.body(obs)
+        parts = []
+        for head, (start, stop) in zip(scorer.heads, scorer.runs, strict=True):
+            joined = th.cat([facts[:, start:stop],
+                             summary[:, None, :].expand(-1, stop - start, -1)], dim=2)
+            parts.append(head(joined).squeeze(2))
+        return th.cat(parts, dim=1)
+
+    results = []
+    for score in (scorer, lambda _: plain()):
+        scorer.zero_grad()
+        out = score(obs)
+        ((out - target) ** 2).sum().backward()
+        results.append([out.detach()] + [w.grad.clone() for w in weights])
+    assert len(results[0]) == 1 + len(weights) and all(w.grad is not None for w in weights)
+    for fused, reference in zip(*results, strict=True):
+        assert th.allclose(fused, reference, rtol=1e-4, atol=1e-4 * reference.abs().max())
+
+
 def test_palace_play_facts_read_the_hand_the_pile_and_what_the_next_player_shows():
     from card_envs.core.cards import parse_rank
 
