@@ -133,6 +133,9 @@ def test_per_action_policies_learn_only_legal_actions_and_save_and_load(
         model = MaskablePPO(PerActionMaskablePolicy, env, n_steps=64, batch_size=32, n_epochs=1,
                             policy_kwargs={**kwargs, "value_arch": [16]}, seed=0, device="cpu")
     model.learn(300)
+    # Adam with torch's fused kernel (card_envs.rl.optim), the saved kwargs untouched
+    assert model.policy.optimizer.defaults["fused"] is True
+    assert "fused" not in model.policy.optimizer_kwargs
     save_model(model, tmp_path / "m", {"env": env_name, "setting": env_name, "algo": algo,
                                        "game_args": game_args, "obs_encoding": "default"},
                for_play=True)
@@ -281,3 +284,15 @@ def test_a_model_keeps_its_set_of_facts_when_saved_and_loaded(tmp_path):
     live = PolicyAgent(game, env.encoder, model.policy, "maskable_ppo")
     rng = np.random.default_rng(0)
     assert all(agent.act(v, rng) == live.act(v, rng) for v in views[:50])
+
+
+def test_make_optimizer_fuses_adam_unless_told_and_leaves_others_alone():
+    from card_envs.rl.optim import make_optimizer
+
+    net = th.nn.Linear(3, 2)
+    adam = make_optimizer(th.optim.Adam, net.parameters(), 1e-3, {"eps": 1e-5})
+    assert adam.defaults["fused"] is True and adam.defaults["eps"] == 1e-5
+    assert make_optimizer(th.optim.AdamW, net.parameters(), 1e-3, {"fused": False}
+                          ).defaults["fused"] is False
+    sgd = make_optimizer(th.optim.SGD, net.parameters(), 0.1, {"momentum": 0.9})
+    assert isinstance(sgd, th.optim.SGD) and sgd.defaults["momentum"] == 0.9

@@ -37,6 +37,7 @@ from torch import nn
 
 from card_envs.rl.action_features import FACT_SETS, FEATURES, ActionFeatures
 from card_envs.rl.masked_dqn import MaskedDQNPolicy, MaskedQNetwork
+from card_envs.rl.optim import make_optimizer
 
 
 def make_features(env_name: str, game_args: dict[str, Any], obs_encoding: str,
@@ -206,9 +207,8 @@ class PerActionMaskablePolicy(MaskableActorCriticPolicy):
             # close to uniform over the legal actions (whatever kind each action is)
             for head in self.mlp_extractor.scorer.heads:
                 head[-1].apply(partial(self.init_weights, gain=0.01))
-        self.optimizer = self.optimizer_class(
-            self.parameters(), lr=lr_schedule(1), **self.optimizer_kwargs
-        )
+        self.optimizer = make_optimizer(self.optimizer_class, self.parameters(),
+                                        lr_schedule(1), self.optimizer_kwargs)
 
     def _get_constructor_parameters(self) -> dict[str, Any]:
         data = super()._get_constructor_parameters()

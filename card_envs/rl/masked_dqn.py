@@ -24,6 +24,8 @@ from stable_baselines3.common.torch_layers import BaseFeaturesExtractor
 from stable_baselines3.dqn.policies import DQNPolicy, QNetwork
 from torch.nn import functional as F
 
+from card_envs.rl.optim import make_optimizer
+
 MASK_KEY = "action_mask"
 OBS_KEY = "observation"
 
@@ -58,6 +60,11 @@ class MaskedDQNPolicy(DQNPolicy):
     def make_q_net(self) -> MaskedQNetwork:
         net_args = self._update_features_extractor(self.net_args, features_extractor=None)
         return MaskedQNetwork(**net_args).to(self.device)
+
+    def _build(self, lr_schedule) -> None:
+        super()._build(lr_schedule)
+        self.optimizer = make_optimizer(self.optimizer_class, self.q_net.parameters(),
+                                        lr_schedule(1), self.optimizer_kwargs)
 
 
 def masked_max(q_values: th.Tensor, mask: th.Tensor) -> th.Tensor:
