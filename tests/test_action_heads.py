@@ -161,16 +161,18 @@ def test_the_ppo_logits_are_the_per_action_scores():
     assert th.equal(scores, logits) and scores.shape == (len(obs), 20)
 
 
+@pytest.mark.parametrize("head_arch", [[8], [8, 4]])
 @pytest.mark.parametrize("env_name,game_args", CASES)
-def test_the_fused_one_layer_head_scores_and_learns_as_autograd_would(env_name, game_args):
-    """The one-hidden-layer heads run through _OneLayerHead (forward and backward written
-    out); the same network as plain torch modules gives the same scores and gradients."""
+def test_the_fused_heads_score_and_learn_as_autograd_would(env_name, game_args, head_arch):
+    """One-hidden-layer heads run through _OneLayerHead (forward and backward written out),
+    deeper ones split their first layer (facts and summary apart); the same network as plain
+    torch modules gives the same scores and gradients."""
     from card_envs.rl.action_heads import PerActionScorer
 
     _, obs, _ = _observations(env_name, game_args, games=1)
     th.manual_seed(0)
     features = make_features(env_name, game_args, "default", "basic")
-    scorer = PerActionScorer(features, obs.shape[1], [16], [8])
+    scorer = PerActionScorer(features, obs.shape[1], [16], head_arch)
     weights = list(scorer.parameters())
     target = th.randn(len(obs), features.num_actions)
 
