@@ -125,9 +125,11 @@ class _OneLayerHead(th.autograd.Function):
     (B, k, h) hidden layer made once and changed in place, and a backward pass that reads
     that layer instead of building three more of its size (the ReLU's gradient is the
     layer's sign times ``grad x w2``, so every weight's gradient is a product with the sign).
-    In the per-action policies' updates this layer is most of the time; written out it is
-    about 40% cheaper (docs/performance.md). The backward pass turns the saved layer into
-    its sign in place: a second backward through the same graph is refused by torch."""
+    In the per-action policies' updates this layer was most of the time; written out, its
+    forward and backward passes over 1024 x 32 x 64 take well under half of autograd's time
+    alone, and 98 Cards' PPO learns about 12% faster (docs/performance.md). The backward
+    pass turns the saved layer into its sign in place: a second backward through the same
+    graph is refused by torch."""
 
     @staticmethod
     def forward(ctx, facts, base, wf, w2, b2):
