@@ -275,7 +275,6 @@ class NinetyEightCardsFeatures(ActionFeatures):
             self._index("kinds", [0] * 32 + [1])
         self.register_buffer("ascends", th.tensor([1.0 if a // 8 < 2 else 0.0
                                                    for a in range(32)]), persistent=False)
-        self.register_buffer("values", th.arange(102, dtype=th.float32), persistent=False)
 
     def forward(self, obs: th.Tensor) -> th.Tensor:
         b = obs.shape[0]
