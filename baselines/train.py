@@ -56,6 +56,7 @@ from baselines.selfplay import (
 from card_envs.core.agents import make_agent
 from card_envs.registry import load_spec
 from card_envs.rl.policy_agent import ALGOS, PolicyAgent, algo_class, save_model, write_json
+from card_envs.rl.rollout import keep_rollout_facts
 
 # activation_fn names in policy_kwargs
 ACTIVATIONS = {"relu": th.nn.ReLU, "tanh": th.nn.Tanh}
@@ -91,6 +92,8 @@ class Trainer:
         self.base = self._base_env()
         self.env = wrap(self.base, cfg)
         self.model = self._make_or_load_model()
+        # per-action PPO: the rollout's facts serve the update (card_envs/rl/rollout.py)
+        keep_rollout_facts(self.model)
 
     def _base_env(self):
         """The game's twin (one batched env per training opponent), or scalar envs."""

@@ -298,3 +298,83 @@ def test_make_optimizer_fuses_adam_unless_told_and_leaves_others_alone():
                           ).defaults["fused"] is False
     sgd = make_optimizer(th.optim.SGD, net.parameters(), 0.1, {"momentum": 0.9})
     assert isinstance(sgd, th.optim.SGD) and sgd.defaults["momentum"] == 0.9
+
+
+def test_the_one_pass_masked_distribution_is_sb3_contribs():
+    """OnePassMaskedDistribution (one log_softmax over the masked logits) gives sb3-contrib's
+    log-probabilities, entropies, probabilities, modes and gradients, masked or not."""
+    from sb3_contrib.common.maskable.distributions import MaskableCategoricalDistribution
+
+    from card_envs.rl.action_heads import OnePassMaskedDistribution
+
+    gen = th.Generator().manual_seed(0)
+    logits = th.randn(64, 9, generator=gen) * 3
+    masks = th.rand(64, 9, generator=gen) < 0.5
+    masks[th.arange(64), th.randint(0, 9, (64,), generator=gen)] = True  # one legal at least
+    actions = th.multinomial(masks.float(), 1, generator=gen)[:, 0]
+    results = []
+    for cls in (OnePassMaskedDistribution, MaskableCategoricalDistribution):
+        for mask in (masks, None):
+            raw = logits.clone().requires_grad_()
+            dist = cls(9).proba_distribution(raw)
+            if mask is not None:
+                dist.apply_masking(mask.numpy())
+            log_prob, entropy = dist.log_prob(actions), dist.entropy()
+            (log_prob.sum() + 0.1 * entropy.sum()).backward()
+            results.append([log_prob.detach(), entropy.detach(), dist.distribution.probs.detach(),
+                            dist.mode(), raw.grad])
+    for ours, theirs in zip(results[:2], results[2:], strict=True):
+        for a, b in zip(ours, theirs, strict=True):
+            assert th.allclose(a.float(), b.float(), atol=1e-5), (a - b).abs().max()
+    assert results[0][2][~masks].max() == 0 and results[0][3].tolist() != results[1][3].tolist()
+
+
+def test_a_scorer_uses_handed_in_facts_for_that_tensor_once():
+    from card_envs.rl.action_heads import PerActionScorer
+
+    _, obs, _ = _observations("simple_tricks_v0", {}, games=1)
+    features = make_features("simple_tricks_v0", {}, "default", "basic")
+    scorer = PerActionScorer(features, obs.shape[1], [8], [8])
+    with th.no_grad():
+        plain = scorer(obs)
+        other = th.zeros(len(obs), features.num_actions, features.num_features)
+        scorer.give(obs.clone(), other)  # another tensor with the same values: not used
+        assert th.equal(scorer(obs), plain)
+        scorer.give(obs, other)
+        assert not th.equal(scorer(obs), plain)  # used for this tensor...
+        assert th.equal(scorer(obs), plain)  # ...once
+
+
+@pytest.mark.parametrize("env_name", ["ninety_eight_cards_v0", "literature_v0"])
+def test_a_rollouts_facts_serve_its_update_and_train_the_same(env_name):
+    """keep_rollout_facts: the update reads the facts the rollout computed (no facts are
+    computed in the update) and training is the same, weight for weight."""
+    from stable_baselines3.common.vec_env import DummyVecEnv
+
+    from card_envs.rl.rollout import FactsRolloutBuffer, keep_rollout_facts
+
+    spec = load_spec(env_name)
+    models, computed = [], []
+    for keep in (True, False):
+        env = DummyVecEnv([spec.factories()[2]] * 3)
+        model = MaskablePPO(PerActionMaskablePolicy, env, n_steps=32, batch_size=24, n_epochs=3,
+                            policy_kwargs={"env_name": env_name, "body_arch": [16],
+                                           "head_arch": [16], "value_arch": [16]},
+                            seed=0, device="cpu")
+        if keep:
+            assert keep_rollout_facts(model)
+        assert isinstance(model.rollout_buffer, FactsRolloutBuffer) is keep
+        rows = [0]
+        features = model.policy.scorer.features
+        compute = features.forward
+        features.forward = lambda obs, compute=compute, rows=rows: (
+            rows.__setitem__(0, rows[0] + len(obs)) or compute(obs))
+        model.learn(2 * 32 * 3)
+        models.append(model)
+        computed.append(rows[0])
+    assert computed[0] == 2 * 32 * 3  # the rollouts' steps only
+    assert computed[1] > 3 * computed[0]  # every epoch computed them again
+    for kept, plain in zip(models[0].policy.parameters(), models[1].policy.parameters(),
+                           strict=True):
+        assert th.equal(kept, plain)
+    assert models[0].rollout_buffer_class is models[1].rollout_buffer_class  # saved as it was

@@ -27,13 +27,19 @@ are in ``FEATURES``, their sets of facts in ``FACT_SETS``.
 from __future__ import annotations
 
 import inspect
+import weakref
 from functools import partial
 from typing import Any
 
 import torch as th
 from gymnasium import spaces
+from sb3_contrib.common.maskable.distributions import (
+    MaskableCategorical,
+    MaskableCategoricalDistribution,
+)
 from sb3_contrib.common.maskable.policies import MaskableActorCriticPolicy
 from torch import nn
+from torch.distributions import Distribution
 
 from card_envs.rl.action_features import FACT_SETS, FEATURES, ActionFeatures
 from card_envs.rl.masked_dqn import MaskedDQNPolicy, MaskedQNetwork
@@ -89,9 +95,28 @@ class PerActionScorer(nn.Module):
         if sorted(kinds) != kinds:
             raise ValueError("per-action features must list each kind's actions together, "
                              "in kind order")
+        # facts kept and handed back by a training loop (card_envs.rl.rollout): the facts
+        # have no weights, so a rollout's facts serve every epoch of its update
+        self.recording = False  # set while the policy acts in a rollout (policy.forward)
+        self.recorded: tuple[th.Tensor, th.Tensor] | None = None  # (obs, facts) then
+        self._given: tuple[weakref.ref, th.Tensor] | None = None
+
+    def give(self, obs: th.Tensor, facts: th.Tensor) -> None:
+        """Hand in ``obs``'s facts, computed before: the next call on that very tensor
+        (the same object, not equal values) uses them instead of computing them again; any
+        next call takes them back, used or not."""
+        self._given = (weakref.ref(obs), facts)
+
+    def facts(self, obs: th.Tensor) -> th.Tensor:
+        """(B, A, F): the facts of ``obs``, as handed in for it or computed now."""
+        given, self._given = self._given, None
+        facts = given[1] if given is not None and given[0]() is obs else self.features(obs)
+        if self.recording:
+            self.recorded = (obs, facts)
+        return facts
 
     def forward(self, obs: th.Tensor) -> th.Tensor:
-        facts = self.features(obs)  # (B, A, F)
+        facts = self.facts(obs)  # (B, A, F)
         summary = self.body(obs) if self.has_body else None
         if len(self.heads) == 1:
             return self._score(self.heads[0], facts, summary)
@@ -177,8 +202,65 @@ class _PerActionExtractor(nn.Module):
         return self.value(features)
 
 
+class _OnePassCategorical(MaskableCategorical):
+    """sb3-contrib's masked categorical (illegal logits set to -1e8, no entropy from them)
+    normalized once: one ``log_softmax`` over the masked logits, where sb3-contrib's
+    normalizes the logits, masks them and normalizes them again. The same log-probabilities,
+    entropies, samples and modes within float rounding (tests/test_action_heads.py)."""
+
+    def __init__(self, logits: th.Tensor, masks=None):
+        self.masks = None
+        if masks is not None:
+            self.masks = th.as_tensor(masks, dtype=th.bool,
+                                      device=logits.device).reshape(logits.shape)
+            logits = logits.masked_fill(~self.masks, -1e8)
+        self.logits = th.log_softmax(logits, dim=-1)  # what Categorical keeps as its logits
+        self._param = self.logits
+        self._original_logits = self.logits
+        self._num_events = self.logits.size(-1)
+        Distribution.__init__(self, self.logits.size()[:-1], validate_args=False)
+
+    def apply_masking(self, masks) -> None:
+        raise NotImplementedError("masked once, when built (OnePassMaskedDistribution)")
+
+    def entropy(self) -> th.Tensor:
+        # a masked action's probability is exactly 0 (exp(-1e8)): it adds nothing
+        return -(self.logits * self.probs).sum(-1)
+
+
+class OnePassMaskedDistribution(MaskableCategoricalDistribution):
+    """MaskablePPO's masked categorical distribution, normalized once (``_OnePassCategorical``):
+    built when the masks are applied (MaskablePPO always applies them right after), or
+    unmasked when read before. 98 Cards' PPO update spends about 6% less time
+    (docs/performance.md)."""
+
+    def __init__(self, action_dim: int):
+        super().__init__(action_dim)
+        self._logits: th.Tensor | None = None
+        self._built: _OnePassCategorical | None = None
+
+    def proba_distribution(self, action_logits: th.Tensor) -> OnePassMaskedDistribution:
+        self._logits = action_logits.view(-1, self.action_dim)
+        self._built = None
+        return self
+
+    @property
+    def distribution(self) -> _OnePassCategorical:  # type: ignore[override]
+        if self._built is None:
+            self._built = _OnePassCategorical(self._logits)
+        return self._built
+
+    @distribution.setter
+    def distribution(self, value) -> None:
+        self._built = value
+
+    def apply_masking(self, masks) -> None:
+        self._built = _OnePassCategorical(self._logits, masks)
+
+
 class PerActionMaskablePolicy(MaskableActorCriticPolicy):
-    """MaskablePPO policy whose logits come from a ``PerActionScorer`` (see the module doc)."""
+    """MaskablePPO policy whose logits come from a ``PerActionScorer`` (see the module doc),
+    with a masked distribution normalized once (``OnePassMaskedDistribution``)."""
 
     def __init__(self, observation_space: spaces.Space, action_space: spaces.Discrete,
                  lr_schedule, *args: Any, env_name: str = "", game_args: dict | None = None,
@@ -200,7 +282,21 @@ class PerActionMaskablePolicy(MaskableActorCriticPolicy):
         scorer = PerActionScorer(features, self.features_dim, self.body_arch, self.head_arch)
         self.mlp_extractor = _PerActionExtractor(scorer, self.features_dim, self.value_arch)
 
+    @property
+    def scorer(self) -> PerActionScorer:
+        return self.mlp_extractor.scorer
+
+    def forward(self, obs: th.Tensor, deterministic: bool = False, action_masks=None):
+        """Act (MaskablePPO's rollouts call this), keeping the observations' facts for a
+        rollout buffer that stores them (card_envs.rl.rollout)."""
+        self.scorer.recording = True
+        try:
+            return super().forward(obs, deterministic, action_masks)
+        finally:
+            self.scorer.recording = False
+
     def _build(self, lr_schedule) -> None:
+        self.action_dist = OnePassMaskedDistribution(int(self.action_space.n))
         super()._build(lr_schedule)
         # the scores are the logits: no output layer on top (rebuild the optimizer without it)
         self.action_net = nn.Identity()
