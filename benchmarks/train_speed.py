@@ -2,7 +2,6 @@
 
     python benchmarks/train_speed.py                          # every game, both algorithms
     python benchmarks/train_speed.py --envs simple_tricks_v0 --algos maskable_ppo --seconds 20
-    python benchmarks/train_speed.py --markdown               # the tables of docs/performance.md
 
 For each game (its base setting of baselines/configs/games.yaml, against its training
 opponent) and algorithm this builds the run exactly as ``python -m baselines.train`` does
