@@ -216,7 +216,6 @@ class _OnePassCategorical(MaskableCategorical):
             logits = logits.masked_fill(~self.masks, -1e8)
         self.logits = th.log_softmax(logits, dim=-1)  # what Categorical keeps as its logits
         self._param = self.logits
-        self._original_logits = self.logits
         self._num_events = self.logits.size(-1)
         Distribution.__init__(self, self.logits.size()[:-1], validate_args=False)
 
@@ -303,7 +302,7 @@ class PerActionMaskablePolicy(MaskableActorCriticPolicy):
         if self.ortho_init:
             # as SB3 does for its action layer: small last weights, so the first policy is
             # close to uniform over the legal actions (whatever kind each action is)
-            for head in self.mlp_extractor.scorer.heads:
+            for head in self.scorer.heads:
                 head[-1].apply(partial(self.init_weights, gain=0.01))
         self.optimizer = make_optimizer(self.optimizer_class, self.parameters(),
                                         lr_schedule(1), self.optimizer_kwargs)
