@@ -378,3 +378,109 @@ def test_a_rollouts_facts_serve_its_update_and_train_the_same(env_name):
                            strict=True):
         assert th.equal(kept, plain)
     assert models[0].rollout_buffer_class is models[1].rollout_buffer_class  # saved as it was
+
+
+@pytest.mark.parametrize("head_arch", [[8], [8, 4]])
+@pytest.mark.parametrize("env_name,game_args", CASES)
+def test_scoring_only_the_legal_actions_gives_their_full_scores_and_gradients(
+        env_name, game_args, head_arch):
+    """With ``legal`` set (as the PPO policy does whenever masks come with the observations)
+    the scorer scores only the legal actions, the others 0: the legal actions' scores and
+    every weight's gradient through them are those of scoring every action, whether the
+    facts are computed or read from a store by index (the rollout buffer's way)."""
+    from card_envs.rl.action_heads import PerActionScorer
+
+    _, obs, views = _observations(env_name, game_args, games=1)
+    legal = th.as_tensor(np.array([v.legal for v in views])).bool()
+    th.manual_seed(0)
+    features = make_features(env_name, game_args, "default", "basic")
+    scorer = PerActionScorer(features, obs.shape[1], [16], head_arch)
+    weights = list(scorer.parameters())
+    target = th.randn(len(obs), features.num_actions)
+    # a store holding the batch's facts in another order, then three strangers' rows
+    order = th.randperm(len(obs))
+    store = th.cat([features(obs)[order],
+                    th.randn(3, features.num_actions, features.num_features)])
+    index = order.argsort()  # observation i's facts are the store's row index[i]
+
+    def run(mask, given):
+        scorer.zero_grad()
+        scorer.legal = mask
+        if given:
+            scorer.give(obs, store, index)
+        try:
+            out = scorer(obs)
+        finally:
+            scorer.legal = None
+        (((out - target) ** 2) * legal).sum().backward()
+        return [out.detach()] + [w.grad.clone() for w in weights]
+
+    full = run(None, False)
+    for given in (False, True):
+        only = run(legal, given)
+        assert th.all(only[0][~legal] == 0), "the illegal actions are not scored"
+        assert th.allclose(only[0][legal], full[0][legal], atol=1e-6)
+        for a, b in zip(only[1:], full[1:], strict=True):
+            assert th.allclose(a, b, rtol=1e-4, atol=1e-5 * b.abs().max()), (a - b).abs().max()
+    scorer.legal = legal[:-1]
+    with pytest.raises(ValueError, match="legal: shape"):
+        scorer(obs)
+
+
+def test_the_ppo_policy_scores_only_the_legal_actions_when_given_masks():
+    """PerActionMaskablePolicy: acting and evaluating with masks score only the legal actions
+    (the scorer's ``legal`` is set within the call only) and give what sb3-contrib's policy
+    computes from every action's score: the same log-probabilities, entropies, values and
+    gradients."""
+    from sb3_contrib.common.maskable.policies import MaskableActorCriticPolicy
+
+    _, obs, views = _observations("literature_v0", {}, games=1)
+    masks = np.array([v.legal for v in views])
+    spec = load_spec("literature_v0")
+    model = MaskablePPO(PerActionMaskablePolicy, spec.factories()[2](), n_steps=8, batch_size=8,
+                        policy_kwargs={"env_name": "literature_v0", "body_arch": [16],
+                                       "head_arch": [16, 8], "value_arch": [16]},
+                        seed=0, device="cpu")
+    policy = model.policy
+    seen = []
+    scorer_forward = policy.scorer.forward
+    policy.scorer.forward = lambda o: seen.append(policy.scorer.legal) or scorer_forward(o)
+    actions = th.as_tensor([int(np.flatnonzero(m)[-1]) for m in masks])
+    results = []
+    for evaluate in (policy.evaluate_actions,
+                     lambda *a: MaskableActorCriticPolicy.evaluate_actions(policy, *a)):
+        policy.zero_grad()
+        values, log_prob, entropy = evaluate(obs, actions, th.as_tensor(masks))
+        (log_prob.sum() + entropy.sum() + values.sum()).backward()
+        results.append([values.detach(), log_prob.detach(), entropy.detach()]
+                       + [w.grad.clone() for w in policy.parameters() if w.grad is not None])
+    assert seen[0] is not None and th.equal(seen[0], th.as_tensor(masks))
+    assert seen[1] is None and policy.scorer.legal is None
+    assert len(results[0]) == len(results[1]) > 3
+    for a, b in zip(*results, strict=True):
+        assert th.allclose(a, b, rtol=1e-4, atol=1e-5 * max(b.abs().max(), 1)), (a - b).abs().max()
+    with th.no_grad():
+        policy.forward(obs, action_masks=masks)
+        policy.get_distribution(obs, masks)
+    assert all(s is not None for s in seen[2:]) and len(seen) == 4
+    assert policy.scorer.legal is None
+
+
+def test_the_one_pass_distribution_samples_each_action_with_its_probability():
+    """Its sampler (inverse of the cumulative probabilities) draws every legal action about as
+    often as its probability says, and never a masked one."""
+    from card_envs.rl.action_heads import OnePassMaskedDistribution
+
+    th.manual_seed(0)
+    logits = th.tensor([[0.0, 1.0, -1.0, 2.0, 0.5, -3.0, 1.5]])
+    mask = th.tensor([[True, True, False, True, True, True, False]])
+    rows = 200_000
+    dist = OnePassMaskedDistribution(7).proba_distribution(logits.expand(rows, -1))
+    dist.apply_masking(mask.expand(rows, -1).numpy())
+    drawn = dist.get_actions(deterministic=False)
+    assert drawn.shape == (rows,) and drawn.dtype == th.int64
+    counts = th.bincount(drawn, minlength=7).double()
+    probs = th.softmax(logits.masked_fill(~mask, -th.inf), -1)[0].double()
+    sigma = (rows * probs * (1 - probs)).sqrt()
+    assert counts[~mask[0]].sum() == 0
+    assert th.all((counts - rows * probs).abs() <= 5 * sigma + 1), (counts / rows, probs)

@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import inspect
 import weakref
+from contextlib import contextmanager
 from functools import partial
 from typing import Any
 
@@ -99,31 +100,82 @@ class PerActionScorer(nn.Module):
         # have no weights, so a rollout's facts serve every epoch of its update
         self.recording = False  # set while the policy acts in a rollout (policy.forward)
         self.recorded: tuple[th.Tensor, th.Tensor] | None = None  # (obs, facts) then
-        self._given: tuple[weakref.ref, th.Tensor] | None = None
+        self._given: tuple[weakref.ref, th.Tensor, th.Tensor | None] | None = None
+        # (B, A) bool, set by a policy for a call whose scores are masked right after: only
+        # the legal actions are scored (the others get 0, which the mask replaces)
+        self.legal: th.Tensor | None = None
 
-    def give(self, obs: th.Tensor, facts: th.Tensor) -> None:
-        """Hand in ``obs``'s facts, computed before: the next call on that very tensor
-        (the same object, not equal values) uses them instead of computing them again; any
-        next call takes them back, used or not."""
-        self._given = (weakref.ref(obs), facts)
+    def give(self, obs: th.Tensor, facts: th.Tensor, index: th.Tensor | None = None) -> None:
+        """Hand in ``obs``'s facts, computed before: (B, A, F), or with ``index`` (B,) the
+        rows of a larger store (M, A, F) that are ``obs``'s. The next call on that very
+        tensor (the same object, not equal values) uses them instead of computing them
+        again; any next call takes them back, used or not."""
+        self._given = (weakref.ref(obs), facts, index)
+
+    def _source(self, obs: th.Tensor) -> tuple[th.Tensor, th.Tensor | None]:
+        """``obs``'s facts as (store, index), as handed in or computed now (index None:
+        the store is the batch's own (B, A, F))."""
+        given, self._given = self._given, None
+        if given is not None and given[0]() is obs:
+            store, index = given[1], given[2]
+        else:
+            store, index = self.features(obs), None
+        if self.recording:
+            self.recorded = (obs, self._gather(store, index))
+        return store, index
+
+    @staticmethod
+    def _gather(store: th.Tensor, index: th.Tensor | None) -> th.Tensor:
+        return store if index is None else store.index_select(0, index)
 
     def facts(self, obs: th.Tensor) -> th.Tensor:
         """(B, A, F): the facts of ``obs``, as handed in for it or computed now."""
-        given, self._given = self._given, None
-        facts = given[1] if given is not None and given[0]() is obs else self.features(obs)
-        if self.recording:
-            self.recorded = (obs, facts)
-        return facts
+        return self._gather(*self._source(obs))
 
     def forward(self, obs: th.Tensor) -> th.Tensor:
-        facts = self.facts(obs)  # (B, A, F)
+        store, index = self._source(obs)
         summary = self.body(obs) if self.has_body else None
+        legal = self.legal
+        if legal is not None:
+            if legal.shape != (obs.shape[0], self.features.num_actions):
+                raise ValueError(f"legal: shape {tuple(legal.shape)} does not match the "
+                                 f"{obs.shape[0]} observations' "
+                                 f"{self.features.num_actions} actions")
+            return th.cat([self._score_legal(head, store, index, summary,
+                                             legal[:, start:stop], start)
+                           for head, (start, stop) in zip(self.heads, self.runs, strict=True)],
+                          dim=1)
+        facts = self._gather(store, index)  # (B, A, F)
         if len(self.heads) == 1:
             return self._score(self.heads[0], facts, summary)
         # each kind's actions are one run of indices: score each run with its own head
         return th.cat([self._score(head, facts[:, start:stop], summary)
                        for head, (start, stop) in zip(self.heads, self.runs, strict=True)],
                       dim=1)
+
+    @staticmethod
+    def _base(first: nn.Linear, f: int, summary: th.Tensor | None, batch: int) -> th.Tensor:
+        """(B, h): the first layer's summary part and bias, once per observation (its facts
+        part is added per action: the same weights and result as on the joined vector)."""
+        if summary is not None:
+            return th.nn.functional.linear(summary, first.weight[:, f:], first.bias)
+        return first.bias.expand(batch, -1)
+
+    def _score_legal(self, head: nn.Sequential, store: th.Tensor, index: th.Tensor | None,
+                     summary: th.Tensor | None, legal: th.Tensor, start: int) -> th.Tensor:
+        """(B, k) scores of one kind's actions (``legal``: (B, k), which are legal; the
+        facts as ``_source`` gives them): the legal ones as ``_score`` computes them, the
+        others 0. In 98 Cards under a third of the actions are legal, and the head's work
+        is per action; only the legal actions' facts are read from the store."""
+        rows, cols = legal.nonzero(as_tuple=True)
+        num_actions, f = store.shape[1], store.shape[2]
+        where = (rows if index is None else index.index_select(0, rows)) * num_actions
+        facts = store.reshape(-1, f).index_select(0, where + cols + start)  # (N, F)
+        first = head[0][0]
+        base = self._base(first, f, summary, legal.shape[0])
+        hidden = th.addmm(base.index_select(0, rows), facts, first.weight[:, :f].T)  # (N, h)
+        out = head[1](head[0][1:](hidden)).squeeze(1)  # the rest of the MLP, then the score
+        return out.new_zeros(legal.shape).index_put((rows, cols), out)
 
     def _score(self, head: nn.Sequential, facts: th.Tensor, summary: th.Tensor | None
                ) -> th.Tensor:
@@ -132,10 +184,7 @@ class PerActionScorer(nn.Module):
         part once per observation, not once per action."""
         first = head[0][0]
         f = facts.shape[2]
-        if summary is not None:
-            base = th.nn.functional.linear(summary, first.weight[:, f:], first.bias)
-        else:
-            base = first.bias.expand(facts.shape[0], -1)
+        base = self._base(first, f, summary, facts.shape[0])
         if len(head[0]) == 2 and isinstance(head[0][1], nn.ReLU):  # one hidden layer: fused
             return _OneLayerHead.apply(facts, base, first.weight[:, :f], head[1].weight,
                                        head[1].bias)
@@ -222,6 +271,19 @@ class _OnePassCategorical(MaskableCategorical):
     def apply_masking(self, masks) -> None:
         raise NotImplementedError("masked once, when built (OnePassMaskedDistribution)")
 
+    def sample(self, sample_shape: th.Size = th.Size()) -> th.Tensor:  # noqa: B008
+        """One action per row by the inverse of the cumulative probabilities: one uniform
+        number a row, where torch's categorical draws one exponential number per action
+        (a tenth of 98 Cards' rollout forward pass). A masked action, of probability 0,
+        is never drawn."""
+        if sample_shape != th.Size():
+            return super().sample(sample_shape)
+        with th.no_grad():
+            cdf = self.probs.cumsum(-1)
+            u = th.rand(cdf.shape[:-1] + (1,), dtype=cdf.dtype, device=cdf.device)
+            drawn = th.searchsorted(cdf, u * cdf[..., -1:], right=True)
+            return drawn.clamp_(max=self._num_events - 1).squeeze(-1)
+
     def entropy(self) -> th.Tensor:
         # a masked action's probability is exactly 0 (exp(-1e8)): it adds nothing
         return -(self.logits * self.probs).sum(-1)
@@ -285,14 +347,37 @@ class PerActionMaskablePolicy(MaskableActorCriticPolicy):
     def scorer(self) -> PerActionScorer:
         return self.mlp_extractor.scorer
 
+    @contextmanager
+    def _legal_only(self, action_masks):
+        """Within: the scorer scores only the actions ``action_masks`` allows (when given;
+        the masked distribution never reads the others' logits)."""
+        if action_masks is None:
+            yield
+            return
+        self.scorer.legal = th.as_tensor(action_masks, device=self.device).reshape(
+            -1, int(self.action_space.n)).bool()
+        try:
+            yield
+        finally:
+            self.scorer.legal = None
+
     def forward(self, obs: th.Tensor, deterministic: bool = False, action_masks=None):
         """Act (MaskablePPO's rollouts call this), keeping the observations' facts for a
         rollout buffer that stores them (card_envs.rl.rollout)."""
         self.scorer.recording = True
         try:
-            return super().forward(obs, deterministic, action_masks)
+            with self._legal_only(action_masks):
+                return super().forward(obs, deterministic, action_masks)
         finally:
             self.scorer.recording = False
+
+    def evaluate_actions(self, obs: th.Tensor, actions: th.Tensor, action_masks=None):
+        with self._legal_only(action_masks):
+            return super().evaluate_actions(obs, actions, action_masks)
+
+    def get_distribution(self, obs, action_masks=None):
+        with self._legal_only(action_masks):
+            return super().get_distribution(obs, action_masks)
 
     def _build(self, lr_schedule) -> None:
         self.action_dist = OnePassMaskedDistribution(int(self.action_space.n))

@@ -55,8 +55,10 @@ class FactsRolloutBuffer(MaskableRolloutBuffer):
 
     def _get_samples(self, batch_inds: np.ndarray, env=None):
         samples = super()._get_samples(batch_inds, env)
-        facts = self.facts.view(-1, *self.facts.shape[2:])
-        self.scorer.give(samples.observations, facts.index_select(0, th.as_tensor(batch_inds)))
+        # the whole store and the batch's rows in it: the scorer reads only what it uses
+        # (with the masks, only the legal actions' facts)
+        self.scorer.give(samples.observations, self.facts.view(-1, *self.facts.shape[2:]),
+                         th.as_tensor(batch_inds))
         return samples
 
 
