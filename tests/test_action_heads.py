@@ -20,7 +20,12 @@ from card_envs.rl.action_heads import (  # noqa: E402
     make_features,
 )
 from card_envs.rl.masked_dqn import MaskedDQN  # noqa: E402
-from card_envs.rl.policy_agent import PolicyAgent, load_model_agent, save_model  # noqa: E402
+from card_envs.rl.policy_agent import (  # noqa: E402
+    PolicyAgent,
+    load_model_agent,
+    policy_scores,
+    save_model,
+)
 
 CASES = [
     ("literature_v0", {}),
@@ -464,6 +469,13 @@ def test_the_ppo_policy_scores_only_the_legal_actions_when_given_masks():
         policy.get_distribution(obs, masks)
     assert all(s is not None for s in seen[2:]) and len(seen) == 4
     assert policy.scorer.legal is None
+    # the batched players' and evaluations' scores (policy_scores): legal ones as in full
+    scores = policy_scores(policy, "maskable_ppo", obs.numpy(), masks)
+    assert seen[4] is not None and len(seen) == 5 and policy.scorer.legal is None
+    with th.no_grad():
+        full = policy.scorer(obs)
+    legal = th.as_tensor(masks).bool()
+    assert th.all(scores[~legal] == 0) and th.allclose(scores[legal], full[legal], atol=1e-6)
 
 
 def test_the_one_pass_distribution_samples_each_action_with_its_probability():

@@ -348,7 +348,7 @@ class PerActionMaskablePolicy(MaskableActorCriticPolicy):
         return self.mlp_extractor.scorer
 
     @contextmanager
-    def _legal_only(self, action_masks):
+    def legal_only(self, action_masks):
         """Within: the scorer scores only the actions ``action_masks`` allows (when given;
         the masked distribution never reads the others' logits)."""
         if action_masks is None:
@@ -366,17 +366,17 @@ class PerActionMaskablePolicy(MaskableActorCriticPolicy):
         rollout buffer that stores them (card_envs.rl.rollout)."""
         self.scorer.recording = True
         try:
-            with self._legal_only(action_masks):
+            with self.legal_only(action_masks):
                 return super().forward(obs, deterministic, action_masks)
         finally:
             self.scorer.recording = False
 
     def evaluate_actions(self, obs: th.Tensor, actions: th.Tensor, action_masks=None):
-        with self._legal_only(action_masks):
+        with self.legal_only(action_masks):
             return super().evaluate_actions(obs, actions, action_masks)
 
     def get_distribution(self, obs, action_masks=None):
-        with self._legal_only(action_masks):
+        with self.legal_only(action_masks):
             return super().get_distribution(obs, action_masks)
 
     def _build(self, lr_schedule) -> None:

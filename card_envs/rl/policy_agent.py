@@ -13,6 +13,7 @@ from __future__ import annotations
 import json
 import os
 import zipfile
+from contextlib import nullcontext
 from pathlib import Path
 from typing import Any
 
@@ -103,14 +104,17 @@ class PolicyAgent(BaseAgent):
 
 def policy_scores(policy, algo: str, obs: np.ndarray, mask: np.ndarray) -> th.Tensor:
     """(k, actions): a policy's logits (PPO) or q-values (DQN) for a batch of observations
-    (one forward pass), before masking."""
+    (one forward pass), before masking; a per-action PPO policy scores only the legal
+    actions (the others 0)."""
     obs_t = th.as_tensor(obs)
     with th.inference_mode():
         if algo == "dqn":
             batch = {"observation": obs_t, "action_mask": th.as_tensor(mask)}
             return policy.q_net(batch)
-        features = policy.extract_features(obs_t, policy.pi_features_extractor)
-        return policy.action_net(policy.mlp_extractor.forward_actor(features))
+        legal_only = getattr(policy, "legal_only", None)
+        with legal_only(mask) if legal_only is not None else nullcontext():
+            features = policy.extract_features(obs_t, policy.pi_features_extractor)
+            return policy.action_net(policy.mlp_extractor.forward_actor(features))
 
 
 def policy_actions(policy, algo: str, obs: np.ndarray, mask: np.ndarray, deterministic: bool,
