@@ -39,6 +39,7 @@ from stable_baselines3.common.vec_env import VecEnv
 from torch.nn import functional as F
 
 from card_envs.core.agents import make_agent
+from card_envs.rl.policy_agent import scoring_legal_only
 
 # actor() -> (n_envs,) the expert's action for every game's learner, read from the games
 Actor = Callable[[], np.ndarray]
@@ -256,7 +257,8 @@ def _in_chunks(n: int, fn: Callable[[th.Tensor], th.Tensor], size: int = 4096) -
 def greedy_actions(policy, obs: th.Tensor, masks: th.Tensor) -> th.Tensor:
     """A MaskablePPO policy's most likely legal action in every position (in chunks)."""
     def greedy(idx: th.Tensor) -> th.Tensor:
-        latent = policy.mlp_extractor.forward_actor(policy.extract_features(obs[idx]))
+        with scoring_legal_only(policy, masks[idx]):
+            latent = policy.mlp_extractor.forward_actor(policy.extract_features(obs[idx]))
         return policy.action_net(latent).masked_fill(~masks[idx], -1e8).argmax(1)
 
     return _in_chunks(len(obs), greedy)
@@ -299,7 +301,8 @@ def fit(policy, data: dict[str, np.ndarray], epochs: int, batch_size: int = 256,
 
     def losses(idx: th.Tensor) -> tuple[th.Tensor, dict[str, th.Tensor]]:
         features = policy.extract_features(obs[idx])
-        latent_pi, latent_vf = policy.mlp_extractor(features)
+        with scoring_legal_only(policy, masks[idx]):
+            latent_pi, latent_vf = policy.mlp_extractor(features)
         logits = policy.action_net(latent_pi).masked_fill(~masks[idx], -1e8)
         if best is None:
             loss_pi = F.cross_entropy(logits, actions[idx])

@@ -574,6 +574,44 @@ def test_imitation_fits_the_policy_to_the_agents_choices():
     assert after > 0.8 and after > before + 0.2
 
 
+def test_imitation_of_a_per_action_policy_scores_only_legal_actions_and_fits_the_same(
+        monkeypatch):
+    """fit() masks the logits it fits, so a per-action policy scores only the legal actions
+    there (scoring_legal_only); the fitted weights are those of scoring every action."""
+    from contextlib import nullcontext
+
+    from sb3_contrib import MaskablePPO
+    from stable_baselines3.common.vec_env import DummyVecEnv
+
+    import baselines.imitation as imitation
+    from card_envs.rl.action_heads import PerActionMaskablePolicy
+
+    gym_env = load_spec("ninety_eight_cards_v0").factories()[2]
+    env = DummyVecEnv([gym_env] * 2)
+    env.seed(0)
+    data = imitation.collect(env, imitation.scalar_actor(env, "greedy", seed=0), 300,
+                             gamma=0.999)
+    kwargs = {"env_name": "ninety_eight_cards_v0", "body_arch": [16], "head_arch": [16],
+              "value_arch": [16]}
+    fitted, seen = [], []
+    for legal_only in (True, False):
+        model = MaskablePPO(PerActionMaskablePolicy, env, seed=0, device="cpu",
+                            policy_kwargs=kwargs)
+        scorer = model.policy.scorer
+        forward = scorer.forward
+        scorer.forward = lambda obs, forward=forward, scorer=scorer: (
+            seen.append(scorer.legal is not None) or forward(obs))
+        if not legal_only:
+            monkeypatch.setattr(imitation, "scoring_legal_only", lambda *a: nullcontext())
+        stats = imitation.fit(model.policy, data, epochs=3, batch_size=64)
+        fitted.append((stats, [p.detach().clone() for p in model.policy.parameters()]))
+    calls = len(seen) // 2
+    assert all(seen[:calls]) and not any(seen[calls:])
+    assert fitted[0][0]["accuracy"] == fitted[1][0]["accuracy"]
+    for a, b in zip(fitted[0][1], fitted[1][1], strict=True):
+        assert th.allclose(a, b, atol=1e-5)
+
+
 def test_dqn_imitation_ranks_the_agents_choice_first_and_values_it_at_the_return():
     from stable_baselines3.common.vec_env import DummyVecEnv
 

@@ -111,10 +111,17 @@ def policy_scores(policy, algo: str, obs: np.ndarray, mask: np.ndarray) -> th.Te
         if algo == "dqn":
             batch = {"observation": obs_t, "action_mask": th.as_tensor(mask)}
             return policy.q_net(batch)
-        legal_only = getattr(policy, "legal_only", None)
-        with legal_only(mask) if legal_only is not None else nullcontext():
+        with scoring_legal_only(policy, mask):
             features = policy.extract_features(obs_t, policy.pi_features_extractor)
             return policy.action_net(policy.mlp_extractor.forward_actor(features))
+
+
+def scoring_legal_only(policy, masks):
+    """A context in which a MaskablePPO ``policy`` that can (a per-action policy,
+    card_envs.rl.action_heads) scores only the actions ``masks`` allows, for logits that
+    are masked right after; for any other policy, nothing changes."""
+    legal_only = getattr(policy, "legal_only", None)
+    return legal_only(masks) if legal_only is not None else nullcontext()
 
 
 def policy_actions(policy, algo: str, obs: np.ndarray, mask: np.ndarray, deterministic: bool,
