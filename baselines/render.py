@@ -68,7 +68,8 @@ def search_label(search: dict) -> str:
 
 
 def _run_name(run: dict) -> str:
-    tuned = ", fine-tuned from the model shipped before" if run.get("init_from") else ""
+    tuned = (", fine-tuned from an earlier model (its notes say which)"
+             if run.get("init_from") else "")
     return f"{ALGO_NAMES[run['algo']]} seed {run['seed']}{tuned} ({run['mode']} play)"
 
 

@@ -941,7 +941,8 @@ def test_ship_run_makes_a_fine_tuned_run_the_settings_shipped_rows(tmp_path, mon
     assert saved["shipped"]["results"] == json.loads((run.path / "eval.json").read_text())[
         "results"]
     page = (root / "docs" / "baselines.md").read_text()
-    assert "shipped: DQN (masked) seed 0, fine-tuned from the model shipped before" in page
+    assert ("shipped: DQN (masked) seed 0, fine-tuned from an earlier model (its notes say "
+            "which)") in page
     # a quick run does not compare with the table's full-budget runs; not a run: refused
     quick = _train(tmp_path / "quick", "thirty_one_v0", "dqn")
     capsys.readouterr()
