@@ -128,10 +128,6 @@ class PerActionScorer(nn.Module):
     def _gather(store: th.Tensor, index: th.Tensor | None) -> th.Tensor:
         return store if index is None else store.index_select(0, index)
 
-    def facts(self, obs: th.Tensor) -> th.Tensor:
-        """(B, A, F): the facts of ``obs``, as handed in for it or computed now."""
-        return self._gather(*self._source(obs))
-
     def forward(self, obs: th.Tensor) -> th.Tensor:
         store, index = self._source(obs)
         summary = self.body(obs) if self.has_body else None
