@@ -37,6 +37,11 @@ def settings() -> list[str]:
     return list(load_yaml("games.yaml"))
 
 
+# teammate: the learner plays its teammates' seats too ("learner"), its current policy plays
+# them ("self"), or the setting has no teammates (None)
+TEAMMATES = (None, "learner", "self")
+
+
 def game_config(name: str) -> dict[str, Any]:
     """How baselines train and evaluate a setting of configs/games.yaml.
 
@@ -46,6 +51,10 @@ def game_config(name: str) -> dict[str, Any]:
     games = load_yaml("games.yaml")
     if name not in games:
         raise ValueError(f"no baseline setting {name!r}; configured: {', '.join(games)}")
+    teammate = games[name].get("teammate")
+    if teammate not in TEAMMATES:
+        raise ValueError(f"setting {name!r}: teammate {teammate!r} is not valid; choose one of "
+                         f"{', '.join(repr(t) for t in TEAMMATES)}")
     return {
         "env": name,
         "env_kwargs": {},

@@ -174,7 +174,8 @@ def scalar_env(cfg: dict[str, Any], seats_of: Callable[[int], list[Any]]) -> Vec
 
 def rule_seats(cfg: dict[str, Any], index: int) -> list[Any]:
     """Scalar env ``index``'s other seats when the opponents are rule agents only (names
-    spread over the envs as ``opponent_shares`` does); ValueError for self-play seats."""
+    spread over the envs as ``opponent_shares`` does; ``"learner"`` for teammates the learner
+    plays, ``teammate: learner``); ValueError for self-play seats."""
     from card_envs.core.agents import make_agent
 
     spec = load_spec(cfg["env"])
@@ -185,7 +186,9 @@ def rule_seats(cfg: dict[str, Any], index: int) -> list[Any]:
     name = names[index % len(names)]
     if name == "self" or (cfg.get("teammate") == "self" and game.num_players > 2):
         raise ValueError("rule_seats: this run's other seats include the learner's own policy")
-    return [make_agent(spec, name, game) for _ in range(game.num_players - 1)]
+    mates = cfg.get("teammate") == "learner" and game.num_players > 2
+    return ["learner" if mates and offset % 2 == 0 else make_agent(spec, name, game)
+            for offset in range(1, game.num_players)]
 
 
 def wrap(venv: VecEnv, cfg: dict[str, Any]) -> VecEnv:

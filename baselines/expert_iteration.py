@@ -57,7 +57,7 @@ def play_and_label(model, spec, meta: dict, opponents: list[str], expert: str,
         def best() -> np.ndarray:
             out = np.zeros((len(envs), game.num_actions), bool)
             for i, env in enumerate(envs):
-                out[i, judge.best_moves(game.view(env.game_state, env.seat))] = True
+                out[i, judge.best_moves(game.view(env.game_state, env.acting))] = True
             return out
 
     return collect(venv, scalar_actor(venv, expert, seed), decisions, gamma, player=player,

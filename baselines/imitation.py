@@ -129,7 +129,7 @@ def scalar_actor(venv, agent_name: str, seed: int) -> Actor:
                 seen[i] = env.game_state
                 if hasattr(agents[i], "reset"):
                     agents[i].reset()
-            out[i] = agents[i].act(game.view(env.game_state, env.seat), rng)
+            out[i] = agents[i].act(game.view(env.game_state, env.acting), rng)
         return out
 
     return actor

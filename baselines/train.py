@@ -109,13 +109,16 @@ class Trainer:
 
     def _batched_seats(self, name: str, part: int) -> list:
         """The other seats of a batched env whose training opponent is ``name``, relative to
-        the learner: the learner itself for teammates (``teammate: self``), the snapshot pool
-        for ``self``, a trained model (``best``, ``model:PATH``), or the twin's rule agent."""
+        the learner: its teammates played as the learner's own seats (``teammate: learner``)
+        or by its current policy (``teammate: self``), the snapshot pool for ``self``, a
+        trained model (``best``, ``model:PATH``), or the twin's rule agent."""
         cfg, n, engine = self.cfg, self.game.num_players, self.engine
         seats: list = []
         for offset in range(1, n):
             seed = cfg["seed"] * 100 + part * 10 + offset
-            if n > 2 and offset % 2 == 0 and cfg["teammate"] == "self":
+            if n > 2 and offset % 2 == 0 and cfg["teammate"] == "learner":
+                seats.append("learner")
+            elif n > 2 and offset % 2 == 0 and cfg["teammate"] == "self":
                 seats.append(learner_player(self.learner, cfg["algo"], cfg["obs_encoding"],
                                             seed))
             elif name == "self":
@@ -135,15 +138,17 @@ class Trainer:
 
     def _opponents(self, index: int) -> list:
         """The other seats of scalar env ``index``, relative to the learner (see
-        SingleAgentEnv): the learner itself for teammates (``teammate: self``), else the run's
-        opponent. Several opponent names (``a,b``) are spread over the environments; ``self``
-        is the snapshot pool (mixed with a rule agent by ``--mix``)."""
+        SingleAgentEnv): teammates as in ``_batched_seats`` (``teammate: learner`` or
+        ``self``), else the run's opponent. Several opponent names (``a,b``) are spread over
+        the environments; ``self`` is the snapshot pool (mixed with a rule agent by ``--mix``)."""
         cfg, n = self.cfg, self.game.num_players
         names = cfg["opponent"].split(",")
         name = names[index % len(names)]
         out = []
         for offset in range(1, n):
-            if n > 2 and offset % 2 == 0 and cfg["teammate"] == "self":
+            if n > 2 and offset % 2 == 0 and cfg["teammate"] == "learner":
+                out.append("learner")
+            elif n > 2 and offset % 2 == 0 and cfg["teammate"] == "self":
                 out.append(LearnerTeammate(self.game, self.encoder, self.learner, cfg["algo"]))
             elif name == "self":
                 mix, fraction = parse_mix(cfg["mix"])

@@ -12,7 +12,9 @@ after a warm-up, in three forms:
 - **scalar, same settings**: the same run with ``--scalar`` (a DummyVecEnv of ``gym_env()``);
 - **scalar, before**: ``--scalar`` with the shapes the baselines trained with before the
   batched twins (``BEFORE``: 4 environments; PPO 512-step rollouts, batches of 256, 10 epochs,
-  tanh [256, 256]; DQN an update of 128 every 4 steps), i.e. the speed of the old pipeline.
+  tanh [256, 256]; DQN an update of 128 every 4 steps; in team games the learner's current
+  policy plays its teammates, ``teammate: self``, where the batched and scalar forms let the
+  learner play their seats as its own steps), i.e. the speed of the old pipeline.
 
 The speed-up is batched over "scalar, before". The profile splits the timed ``learn()`` of
 each form into env (the VecEnv's step, opponents and wrappers included), masks (the action
@@ -80,6 +82,8 @@ def build(setting: str, algo: str, form: str, runs: Path, hp: list[str] | None =
     if form == "before":
         extra = dict(BEFORE[algo])
         cfg["n_envs"] = extra.pop("n_envs")
+        if cfg["teammate"] == "learner":
+            cfg["teammate"] = "self"  # the old pipeline's teammates
         hp = {**cfg["hyperparams"], **extra}
         if hp.get("policy") == "per_action":
             hp["policy_kwargs"] = {k: v for k, v in cfg["hyperparams"].get(

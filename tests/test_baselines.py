@@ -311,7 +311,9 @@ def test_teammates_play_the_learners_current_weights(tmp_path):
     args = parser().parse_args(["--env", "literature_v0-original", "--n-envs", "1",
                                 "--runs", str(tmp_path), "--budget", "quick", "--scalar",
                                 "--hp", "policy=mlp"])  # one output layer to rig below
-    run = Run.create(tmp_path, build_config(args), "test")
+    cfg = build_config(args)
+    cfg["teammate"] = "self"  # the pipeline before: teammates play the learner's policy
+    run = Run.create(tmp_path, cfg, "test")
     trainer = Trainer(run)
     env = trainer.env.envs[0].unwrapped
     teammate = env.opponents[1]  # relative seats: +1 opponent, +2 teammate, +3 opponent

@@ -50,3 +50,35 @@ def test_readme_says_how_to_get_the_cpu_build_of_torch():
     quickstart = text.split("## Quickstart", 1)[1].split("\n## ", 1)[0]
     commands = re.findall(r"```bash\n(.*?)```", quickstart, re.S)
     assert all("pip install torch==2.13.0 &&" in c for c in commands)  # kept as they work here
+
+
+def test_the_learner_can_play_its_teammates_seats_and_only_theirs():
+    """An opponent entry "learner" makes a teammate's seat the learner's too: its decisions
+    are steps, observed (and masked) from that seat; the reward is the team's; nothing else
+    may be so entered."""
+    spec = load_spec("literature_v0")
+    env = spec.factories()[2](num_players=4, opponent=["cautious", "learner", "cautious"])
+    game, encoder = env.game, env.encoder
+    seen = set()
+    for episode in range(6):
+        obs, info = env.reset(seed=episode)
+        done, total = False, 0.0
+        while not done:
+            state = env.game_state
+            assert env.acting == state.player and (env.acting - env.seat) % 2 == 0
+            assert np.array_equal(obs, encoder.encode_state(state, env.acting))
+            assert np.array_equal(env.action_masks(), game.legal_mask(state).astype(bool))
+            assert info["seat"] == env.seat
+            seen.add((env.acting - env.seat) % 4)
+            legal = np.flatnonzero(env.action_masks())
+            obs, reward, terminated, truncated, info = env.step(int(legal[episode % len(legal)]))
+            total += reward
+            done = terminated or truncated
+        assert total == info["payoff"]  # the team's result, paid to the learner
+    assert seen == {0, 2}  # its own seat and its teammate's both came up
+    for bad in (["learner", "cautious", "cautious"], ["cautious", "cautious", "learner"]):
+        with pytest.raises(ValueError, match=r"only for the learner's teammates: the seats 2 "
+                                             r"places after the learner's; got it for the seat"):
+            spec.factories()[2](num_players=4, opponent=bad)
+    with pytest.raises(ValueError, match="none in this game"):
+        load_spec("thirty_one_v0").factories()[2](num_players=3, opponent="learner")

@@ -246,11 +246,44 @@ def test_learner_player_and_teammates_follow_the_learners_weights(tmp_path):
     assert (after == highest).all() and (before != after).any()
 
 
-def test_team_games_on_the_twin_seat_the_learner_as_its_teammates(tmp_path):
-    """Literature (4 players, teams of alternate seats): on the twin the teammate's seat is
-    a Player of the learner's own current policy, the opponents' seats the twin's agent."""
-    trainer = _trainer(tmp_path, "literature_v0-original", "maskable_ppo", "--n-envs", "4")
+def test_team_games_on_the_twin_let_the_learner_play_its_teammates(tmp_path):
+    """Literature (4 players, teams of alternate seats), ``teammate: learner``: on the twin
+    the teammate's seat is the learner's own (its decisions are rollout steps, observed from
+    that seat), the opponents' seats the twin's agent; scalar envs enter it the same way."""
+    from card_envs.core.batched import LEARNER_AGENT
+
+    trainer = _trainer(tmp_path, "literature_v0-original", "maskable_ppo", "--n-envs", "8")
+    assert trainer.cfg["teammate"] == "learner"
     heuristic = trainer.base.parts[0].env  # 3 of the 4 games against heuristic, 1 cautious
+    assert heuristic.players == [None, None, None]  # relative: +1, +2 (teammate), +3
+    assert list(heuristic.opponents) == [trainer.engine.agent_index("heuristic"), LEARNER_AGENT,
+                                         trainer.engine.agent_index("heuristic")]
+    acting = []
+    step = heuristic.step
+
+    def spy(actions):
+        out = step(actions)
+        acting.append(heuristic.turns.acting - heuristic.turns.seat)
+        return out
+
+    heuristic.step = spy
+    trainer.model.learn(256)
+    offsets = np.concatenate(acting) % 4
+    assert set(offsets.tolist()) == {0, 2}  # the learner acted in its seat and its teammate's
+    scalar = _trainer(tmp_path / "s", "literature_v0-original", "maskable_ppo", "--n-envs", "2",
+                      "--scalar")
+    assert scalar.env.envs[0].unwrapped.opponents[1] == "learner"
+
+
+def test_team_games_with_teammate_self_seat_the_learners_policy_as_teammates(tmp_path):
+    """``teammate: self`` (the pipeline before): the teammate's seat is a Player of the
+    learner's own current policy, the opponents' seats the twin's agent."""
+    from baselines.train import Trainer
+
+    cfg = _config(tmp_path, "literature_v0-original", "maskable_ppo", "--n-envs", "4")
+    cfg["pretrain"], cfg["teammate"] = None, "self"
+    trainer = Trainer(Run.create(tmp_path, cfg, "test"))
+    heuristic = trainer.base.parts[0].env
     seats = heuristic.players  # relative to the learner: +1, +2 (teammate), +3
     assert seats[0] is None and seats[2] is None and seats[1].name == "learner"
     assert list(heuristic.opponents) == [trainer.engine.agent_index("heuristic"), -1,

@@ -69,6 +69,14 @@ def exact_cases() -> list[tuple[str, dict]]:
         cases.append((name, {"obs_encoding": "original", "learner_seat": 0}))
         for variant in spec.variants[1:]:
             cases.append((name, dict(variant)))
+        for rules in [spec.gym_defaults, *spec.variants[1:]]:  # the learner plays its team
+            rules = {**spec.gym_defaults, **rules}
+            game = spec.make_game(**rules)
+            if game.teams():
+                n, agent = game.num_players, engine.agents[-1]
+                cases.append((name, {**rules, "opponent": [
+                    "learner" if (k + 1) % len(game.teams()) == 0 else agent
+                    for k in range(n - 1)]}))
     return cases
 
 
@@ -171,6 +179,9 @@ def test_bad_batches_and_arguments_raise_clear_errors():
             vector.make("thirty_one").init(bad)
     with pytest.raises(ValueError, match="unknown agent 'nobody'.*random, greedy"):
         CardVectorEnv("thirty_one", num_envs=4, opponent="nobody")
+    with pytest.raises(ValueError, match="only for the learner's teammates"):
+        CardVectorEnv("literature", num_envs=2, num_players=4,
+                      opponent=["learner", "heuristic", "heuristic"])
     with pytest.raises(ValueError, match="unknown argument 'colour'"):
         gymnasium.make_vec(IDS["simple_tricks"], num_envs=2,
                            vectorization_mode="vector_entry_point", colour=3)

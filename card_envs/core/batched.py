@@ -495,6 +495,7 @@ def make_batched(spec: GameSpec, **rules: Any) -> BatchedGame:
 # Deals in which the learner never gets to act are dealt again; this bounds the deals.
 MAX_DEALS = 100
 NEW_GAME, LEARNER_MOVE, EXTERNAL_MOVE = 0, 1, 2  # as batched_loops's (which imports numba)
+EXTERNAL_AGENT, LEARNER_AGENT = -1, -2  # batched_loops's EXTERNAL and LEARNER
 
 
 class Turns:
@@ -505,7 +506,8 @@ class Turns:
     first move (paid with that move, as gym_env does); ``waiting`` (B,) whether an EXTERNAL
     seat is to act; ``ended`` whether the learner's game ended in this turn, its last
     observation in ``final_obs``, its payoff and score in ``final_payoff`` /
-    ``final_score``, and ``final_truncated`` whether the step cap ended it.
+    ``final_score``, and ``final_truncated`` whether the step cap ended it; ``acting`` the
+    seat the learner is to act in (its own, or a teammate's that it plays too).
     """
 
     def __init__(self, num_envs: int, obs_size: int):
@@ -521,6 +523,7 @@ class Turns:
         self.final_payoff = np.zeros(num_envs)
         self.final_score = np.zeros(num_envs)
         self.final_truncated = np.zeros(num_envs, bool)
+        self.acting = np.zeros(num_envs, np.int64)
 
 
 def play_turns(engine: BatchedGame, state: BatchedState, turns: Turns, kind: int,
@@ -531,12 +534,12 @@ def play_turns(engine: BatchedGame, state: BatchedState, turns: Turns, kind: int
     (the EXTERNAL seats' moves), ``actions[r]`` the move in game rows[r]; then the other
     seats play up to each learner's next decision (``opponents``: each other seat's agent
     number, relative to the learner; ``batched_loops.EXTERNAL`` for a seat whose moves come
-    from outside)."""
+    from outside, ``batched_loops.LEARNER`` for a teammate the learner plays)."""
     bad = engine.loops.turn_moves(
         state.arrays, engine.cfg, rows, actions, kind, state.rngs, state.rng_of, turns.seat,
         -1 if learner_seat is None else learner_seat, opponents,
         engine.encoding_index(encoding), turns.reward, turns.pending, turns.earned,
         turns.fresh, turns.deals, turns.waiting, turns.ended, turns.final_obs,
-        turns.final_payoff, turns.final_score, turns.final_truncated, MAX_DEALS)
+        turns.final_payoff, turns.final_score, turns.final_truncated, MAX_DEALS, turns.acting)
     if bad >= 0:
         raise RuntimeError(f"slot {bad}: the learner never got to act in {MAX_DEALS} deals")

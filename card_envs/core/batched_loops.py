@@ -45,6 +45,7 @@ DEAL = STEP = OBSERVE = ACT = RESULT = None
 
 RANDOM = 0  # agent number of the uniformly random agent (the twins number theirs from 1)
 EXTERNAL = -1  # an opponent seat whose moves come from outside the loop (a network, say)
+LEARNER = -2  # a seat the learner plays too (a teammate): its decisions are learner steps
 
 
 @njit(cache=True)
@@ -204,13 +205,15 @@ def _new_games(deal, s, cfg, slots, rngs, rng_of, seat, learner_seat):  # pragma
 def turn_moves(s, cfg, rows, actions, kind, rngs, rng_of,
                seat, learner_seat, opponents, encoding, reward, pending, earned, fresh, deals,
                waiting, ended, final_obs, final_payoff, final_score, final_truncated,
-               max_deals):  # pragma: no cover - compiled
+               max_deals, acting):  # pragma: no cover - compiled
     """One part of a turn in each game of ``rows``, then the other seats' moves until each
     game's learner is to act (or an EXTERNAL seat is): ``kind`` NEW_GAME (the reset),
     LEARNER_MOVE (the learner's ``actions[r]``, starting the turn) or EXTERNAL_MOVE (an
     EXTERNAL seat's ``actions[r]``). A learner's game that ends keeps its results and is
     dealt again (SAME_STEP autoreset), as often as a new game ends before the learner's first
-    move. The first game where the learner got no move in ``max_deals`` deals, or -1."""
+    move. A LEARNER seat (a teammate the learner plays) is the learner's to act as its own
+    seat is; ``acting`` gets the seat each learner is to act in. The first game where the
+    learner got no move in ``max_deals`` deals, or -1."""
     terminated, truncated, current_player, rewards = (s.terminated, s.truncated,
                                                       s.current_player, s.rewards)
     n = cfg.num_players
@@ -264,13 +267,14 @@ def turn_moves(s, cfg, rows, actions, kind, rngs, rng_of,
                 num_again += 1
                 continue
             p = current_player[i]
-            if p == seat[i]:
+            agent = LEARNER if p == seat[i] else opponents[(p - seat[i]) % n - 1]
+            if agent == LEARNER:
+                acting[i] = p
                 if fresh[i]:
                     pending[i] = earned[i]
                 else:
                     reward[i] += earned[i]
                 continue
-            agent = opponents[(p - seat[i]) % n - 1]
             if agent == EXTERNAL:
                 waiting[i] = True
                 continue

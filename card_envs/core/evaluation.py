@@ -87,12 +87,14 @@ def play_until(game: Game, state, agents: Sequence[Agent | None], game_rng: np.r
                agent_rng: np.random.Generator | None = None,
                until_player: int | None = None) -> np.ndarray | None:
     """The play loop (evaluation and the Gymnasium view's opponents): the seat to act moves by
-    ``agents[seat]`` (``play_move``) until the game is over or ``until_player`` is to act;
-    returns the rewards paid to each seat meanwhile (None when none were)."""
+    ``agents[seat]`` (``play_move``) until the game is over or ``until_player`` is to act, or
+    a seat whose agent is None (the learner's); returns the rewards paid to each seat
+    meanwhile (None when none were)."""
     earned = None
     agent_rng = game_rng if agent_rng is None else agent_rng
     view, apply = game.view, game.apply
-    while not (state.terminal or state.truncated) and state.player != until_player:
+    while (not (state.terminal or state.truncated) and state.player != until_player
+           and agents[state.player] is not None):
         # play_move, inline: this loop runs every opponent move of the Gymnasium view
         p = state.player
         action = agents[p].act(view(state, p), agent_rng)

@@ -2,7 +2,10 @@
 
 Observation and reward always belong to the learner. The reward of a step is
 everything the learner's seat earned from its action up to its next decision
-(opponents' moves included). ``action_masks()`` gives the learner's legal
+(opponents' moves included). In a team game the learner may play its teammates' seats as
+well (an opponent entry ``"learner"`` for each): their decisions are the learner's steps
+too, each observed from the seat to act, and the reward stays its own seat's (a team shares
+one result). ``action_masks()`` gives the learner's legal
 actions as bool (what sb3-contrib's MaskablePPO asks for); ``info["action_mask"]``
 carries the same actions as int8, the dtype of PettingZoo's observation masks
 (docs/api.md, "Action masks"). With ``dict_obs=True`` the observation is PettingZoo-style
@@ -50,6 +53,32 @@ def opponents_per_seat(opponent: Any, others: int, check: Callable[[Any], Any]) 
         if others == 0:
             check(opponent)  # still reject an unknown name
     return [check(a) for a in chosen]
+
+
+# An opponent entry naming a seat the learner plays as well (a teammate in a team game).
+LEARNER = "learner"
+
+
+def check_learner_seats(game: Game, chosen: Sequence[Any]) -> list[int]:
+    """The offsets k (seat k + 1 places after the learner's) whose entry is ``"learner"``;
+    ValueError unless each such seat is the learner's teammate whatever seat it has."""
+    n = game.num_players
+    offsets = [k for k, entry in enumerate(chosen) if isinstance(entry, str) and entry == LEARNER]
+    if not offsets:
+        return offsets
+    teams = game.teams() or []
+    team_of = {seat: t for t, members in enumerate(teams) for seat in members}
+    mates = [k for k in range(n - 1)
+             if team_of and all(team_of[(s + k + 1) % n] == team_of[s] for s in range(n))]
+    bad = [k for k in offsets if k not in mates]
+    if bad:
+        where = (f"the seats {', '.join(str(k + 1) for k in mates)} places after the learner's"
+                 if mates else "none in this game (it has no teams)")
+        raise ValueError(
+            f"opponent: {LEARNER!r} (the learner plays that seat too) is only for the "
+            f"learner's teammates: {where}; got it for the seat {bad[0] + 1} places after"
+        )
+    return offsets
 
 
 class SingleAgentEnv(gym.Env):
@@ -104,6 +133,7 @@ class SingleAgentEnv(gym.Env):
         self.opponents = self._make_opponents(
             opponent if opponent is not None else spec.default_opponent
         )
+        self._learner_offsets = check_learner_seats(game, self.opponents)
         mask_space = spaces.Box(0, 1, (game.num_actions,), np.int8)
         if self.dict_obs:
             self.observation_space = spaces.Dict(
@@ -113,12 +143,15 @@ class SingleAgentEnv(gym.Env):
             self.observation_space = encoder.space()
         self.action_space = spaces.Discrete(game.num_actions)
         self.seat = 0 if learner_seat is None else learner_seat
+        self.acting = self.seat  # the learner's seat to act (its own or a teammate's)
         self.game_state: State | None = None
 
     def _make_opponents(self, opponent: Any) -> list[Agent | None]:
         # One agent object per seat, so agents with memory never share it.
-        return opponents_per_seat(opponent, self.game.num_players - 1,
-                                  lambda a: make_agent(self.spec_, a, self.game))
+        return opponents_per_seat(
+            opponent, self.game.num_players - 1,
+            lambda a: a if isinstance(a, str) and a == LEARNER
+            else make_agent(self.spec_, a, self.game))
 
     # --- Gymnasium API ------------------------------------------------------------------
     def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None):
@@ -128,11 +161,11 @@ class SingleAgentEnv(gym.Env):
             n = self.game.num_players
             self.seat = int(rng.integers(n)) if self.learner_seat is None else self.learner_seat
             seat = self.seat  # the agent of every seat, None for the learner's (for play_until)
-            self._by_seat = [None if p == seat else self.opponents[(p - seat) % n - 1]
-                             for p in range(n)]
+            self._by_seat = [None if p == seat or (p - seat) % n - 1 in self._learner_offsets
+                             else self.opponents[(p - seat) % n - 1] for p in range(n)]
             start = options.get("state") if options else None
             self.game_state = start.copy() if start is not None else self.game.init(rng)
-            for agent in self.opponents:
+            for agent in self._by_seat:
                 if hasattr(agent, "reset"):
                     agent.reset()
             self._pending = self._play_opponents()
@@ -164,10 +197,11 @@ class SingleAgentEnv(gym.Env):
         rewards = game.apply(state, int(action), self.np_random)
         reward = self._pending + (float(rewards[seat]) if rewards is not None else 0.0)
         # the opponents' moves up to the learner's next decision (_play_opponents, inline)
-        earned = play_until(game, state, self._by_seat, self.np_random, until_player=seat)
+        earned = play_until(game, state, self._by_seat, self.np_random)
         if earned is not None:
             reward += float(earned[seat])
         self._pending = 0.0
+        self._note_acting()
         return self._observation(), reward, state.terminal, state.truncated, self._info()
 
     def action_masks(self) -> np.ndarray:
@@ -187,13 +221,19 @@ class SingleAgentEnv(gym.Env):
     # --- helpers ------------------------------------------------------------------------
     def _play_opponents(self) -> float:
         """Let the other seats act until the learner is to act or the game is over."""
-        seat = self.seat
-        earned = play_until(self.game, self.game_state, self._by_seat, self.np_random,
-                            until_player=seat)
-        return 0.0 if earned is None else float(earned[seat])
+        earned = play_until(self.game, self.game_state, self._by_seat, self.np_random)
+        self._note_acting()
+        return 0.0 if earned is None else float(earned[self.seat])
+
+    def _note_acting(self) -> None:
+        """The seat the observation is of: the learner's seat to act, else its own."""
+        state = self.game_state
+        over = state.terminal or state.truncated
+        self.acting = self.seat if over or self._by_seat[state.player] is not None \
+            else state.player
 
     def _observation(self):
-        state, seat = self.game_state, self.seat
+        state, seat = self.game_state, self.acting
         obs = self.encoder.encode_state(state, seat)
         if self.dict_obs:
             if seat == state.player and not (state.terminal or state.truncated):

@@ -37,7 +37,9 @@ from gymnasium.vector import AutoresetMode, VectorEnv
 from gymnasium.vector.utils import batch_space
 
 from card_envs.core.batched import (
+    EXTERNAL_AGENT,
     EXTERNAL_MOVE,
+    LEARNER_AGENT,
     LEARNER_MOVE,
     NEW_GAME,
     BatchedGame,
@@ -46,7 +48,7 @@ from card_envs.core.batched import (
     play_turns,
 )
 from card_envs.core.game import check_choice, check_int
-from card_envs.core.gym_env import opponents_per_seat
+from card_envs.core.gym_env import LEARNER, check_learner_seats, opponents_per_seat
 from card_envs.registry import load_spec
 from card_envs.vector.selfplay import Player
 
@@ -61,7 +63,8 @@ class CardVectorEnv(VectorEnv):
         num_envs: B, the number of games played at once.
         opponent: for every other seat a batched agent's name (``random`` and the game's rule
             agents) or a ``Player``; or a sequence with one entry per other seat, relative to
-            the learner (the seat after the learner's first), as in ``gym_env()``.
+            the learner (the seat after the learner's first), as in ``gym_env()``; there, as
+            in ``gym_env()``, ``"learner"`` for a teammate the learner plays too.
         learner_seat: the learner's seat, or None for a uniformly random seat each game.
         obs_encoding: ``"default"`` or ``"original"``.
         **rules: the game's rules arguments (over the spec's ``gym_defaults``, as gym_env():
@@ -88,11 +91,13 @@ class CardVectorEnv(VectorEnv):
         self.learner_seat = learner_seat
         chosen = opponents_per_seat(opponent if opponent is not None else spec.default_opponent,
                                     n - 1, self._known)
+        learners = check_learner_seats(engine.game, chosen)
         # each other seat's agent number; a Player's seats move between compiled calls
         self.players: list[Player | None] = [p if isinstance(p, Player) else None
                                              for p in chosen]
-        self.opponents = np.array([-1 if isinstance(p, Player) else engine.agent_index(p)
-                                   for p in chosen], np.int64)
+        self.opponents = np.array(
+            [EXTERNAL_AGENT if isinstance(p, Player) else LEARNER_AGENT if k in learners
+             else engine.agent_index(p) for k, p in enumerate(chosen)], np.int64)
         size = engine.observation_size(obs_encoding)
         self.metadata = {
             "name": f"{spec.env_name}_vector",
@@ -111,8 +116,9 @@ class CardVectorEnv(VectorEnv):
         self._encoding = engine.encoding_index(obs_encoding)
 
     def _known(self, entry: Any) -> Any:
-        """``entry`` if it is a Player or a batched agent's name; ValueError otherwise."""
-        if not isinstance(entry, Player):
+        """``entry`` if it is a Player, ``"learner"`` or a batched agent's name; ValueError
+        otherwise."""
+        if not isinstance(entry, Player) and not (isinstance(entry, str) and entry == LEARNER):
             self.engine.agent_index(entry)  # raises, listing the agents
         return entry
 
@@ -193,7 +199,7 @@ class CardVectorEnv(VectorEnv):
 
     def _observe(self) -> np.ndarray:
         return self.engine.observe_checked(self.state, self._encoding, self._everything,
-                                           self.turns.seat)
+                                           self.turns.acting)
 
     def _infos(self) -> dict[str, Any]:
         return {"seat": self.turns.seat.copy()}
