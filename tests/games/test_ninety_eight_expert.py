@@ -137,3 +137,29 @@ def test_search_agent_budget_and_names():
     state = game.init(np.random.default_rng(0))
     assert make_agent(spec, "expert", game).act(game.view(state), np.random.default_rng(0)) \
         != END_TURN
+
+
+@pytest.mark.parametrize("deck,piles,expected", [
+    # the tens trick set up within the turn: 60 and then 50 on an ascending pile at 55
+    ([50, 60, 70, 80, 90, 95, 97, 99, 3, 4, 5], (55, 55, 20, 20), (60, 0)),
+    # the endgame's exact search: 40 first, then 30 as its tens trick
+    ([30, 40], (35, 98, 2, 2), (40, 0)),
+    # only one card fits and the minimum is two: no plan, so the first legal move
+    ([40, 42, 43, 44, 45, 46, 47, 48, 60, 61], (75, 98, 41, 3), None),
+])
+def test_the_batched_expert_plays_the_scalar_experts_move(deck, piles, expected):
+    pytest.importorskip("numba", reason="the twins are compiled with numba (the test extra)")
+    spec = load_spec("ninety_eight_cards")
+    game = spec.make_game()
+    engine = spec.make_batched()
+    s = game.deal(deck, piles=piles, played=98 - len(deck))
+    state = engine.init(1, seed=0)
+    engine.load(state, 0, s)
+    scalar = ExpertAgent(game).act(game.view(s), np.random.default_rng(0))
+    batched = int(engine.act(state, "expert")[0])
+    assert batched == scalar
+    if expected is None:
+        assert batched == int(np.flatnonzero(game.legal_mask(s))[0])
+    else:
+        card, pile = expected
+        assert batched == pile * 8 + s.hand.index(card)
