@@ -21,6 +21,7 @@ from typing import Any
 import yaml
 
 from card_envs.core.agents import make_agent
+from card_envs.core.game import check_choice
 from card_envs.registry import load_spec
 from card_envs.rl.policy_agent import ALGOS, read_meta
 
@@ -42,16 +43,28 @@ def settings() -> list[str]:
 TEAMMATES = (None, "learner", "self")
 
 
-def game_config(name: str) -> dict[str, Any]:
+def _budget_entry(value: Any, budget: str) -> Any:
+    """``value[budget]`` for a budget-dependent entry (``{quick: ..., full: ...}``), else
+    ``value``."""
+    if isinstance(value, dict) and value and set(value) <= set(BUDGETS):
+        return value[budget]
+    return value
+
+
+def game_config(name: str, budget: str = "full") -> dict[str, Any]:
     """How baselines train and evaluate a setting of configs/games.yaml.
 
     A setting is an env name (``thirty_one_v0``) or a named variant of one
-    (``ninety_eight_cards_v0-original``, with ``env:`` and its own ``env_kwargs``).
+    (``ninety_eight_cards_v0-original``, with ``env:`` and its own ``env_kwargs``). Its
+    budget-dependent entries (``opponent: {quick: ..., full: ...}``, say) are resolved for
+    ``budget``: by default the full budget's, which the docs describe.
     """
     games = load_yaml("games.yaml")
     if name not in games:
         raise ValueError(f"no baseline setting {name!r}; configured: {', '.join(games)}")
-    teammate = games[name].get("teammate")
+    check_choice("budget", budget, BUDGETS)
+    block = {key: _budget_entry(value, budget) for key, value in games[name].items()}
+    teammate = block.get("teammate")
     if teammate not in TEAMMATES:
         raise ValueError(f"setting {name!r}: teammate {teammate!r} is not valid; choose one of "
                          f"{', '.join(repr(t) for t in TEAMMATES)}")
@@ -66,7 +79,7 @@ def game_config(name: str) -> dict[str, Any]:
         "teammate": None,
         "source": "",
         "targets": [],
-        **games[name],
+        **block,
         "setting": name,
     }
 
@@ -84,12 +97,7 @@ def hyperparams(algo: str, env_name: str, budget: str, setting: str | None = Non
     merged = {**table.get("default", {}), **table.get(env_name, {})}
     if setting is not None and setting != env_name:
         merged.update(table.get(setting, {}))
-    out = {}
-    for key, value in merged.items():
-        if isinstance(value, dict) and set(value) <= set(BUDGETS) and value:
-            value = value[budget]
-        out[key] = value
-    return out
+    return {key: _budget_entry(value, budget) for key, value in merged.items()}
 
 
 def spec_and_game(env_name: str, env_kwargs: dict[str, Any]):
@@ -98,10 +106,10 @@ def spec_and_game(env_name: str, env_kwargs: dict[str, Any]):
 
 
 SETTINGS = ("n_envs", "timesteps", "eval_freq", "eval_games", "final_games", "torch_threads",
-            "imitate")
+            "imitate", "imitate_decisions")
 def build_config(args: argparse.Namespace) -> dict[str, Any]:
     """Every setting of a run, resolved from the command line and the YAML files."""
-    gcfg = game_config(args.env)
+    gcfg = game_config(args.env, args.budget)
     hp = hyperparams(args.algo, gcfg["env"], args.budget, gcfg["setting"])
     for item in args.hp or []:
         key, sep, text = item.partition("=")
@@ -113,6 +121,11 @@ def build_config(args: argparse.Namespace) -> dict[str, Any]:
         if getattr(args, key) is not None:
             settings[key] = getattr(args, key)
     imitate = settings.pop("imitate", True)
+    # an algorithm's own number of the setting's imitation decisions (dqn.yaml, say)
+    decisions = settings.pop("imitate_decisions", None)
+    pretrain = _for_budget(gcfg.get("pretrain"), args.budget) if imitate else None
+    if pretrain and decisions is not None and not pretrain.get("records"):
+        pretrain = {**pretrain, "decisions": int(decisions)}
     opponent = args.opponent or gcfg["opponent"]
     if isinstance(opponent, list):
         opponent = ",".join(opponent)
@@ -152,9 +165,7 @@ def build_config(args: argparse.Namespace) -> dict[str, Any]:
         if args.algo == "maskable_ppo" else None,
         # the setting's imitation, where the algorithm's configs say it imitates (default:
         # it does); --pretrain always applies
-        "pretrain": parse_pretrain(args.pretrain) if args.pretrain
-        else _for_budget(gcfg.get("pretrain"), args.budget)
-        if imitate else None,
+        "pretrain": parse_pretrain(args.pretrain) if args.pretrain else pretrain,
         "result_bonus": args.result_bonus if args.result_bonus is not None
         else gcfg.get("result_bonus"),
         "init_from": args.init_from,

@@ -86,6 +86,7 @@ def collect(run_dir: str) -> dict[str, Any]:
         "setting": cfg["setting"],
         "algo": cfg["algo"],
         "seed": cfg["seed"],
+        "budget": cfg.get("budget", "full"),
         "timesteps": ev["timesteps"],
         "trained_timesteps": ev.get("trained_timesteps", ev["timesteps"]),
         "wall_s": ev["wall_s"],
@@ -122,7 +123,7 @@ def shipped_run(setting: str, runs: list[dict]) -> dict | None:
     candidates = [r for r in runs if r.get("selection")]
     if not candidates:
         return None
-    higher = selection(game_config(setting))["higher"]
+    higher = selection(game_config(setting, candidates[0].get("budget", "full")))["higher"]
     return (max if higher else min)(candidates, key=lambda r: r["selection"]["value"])
 
 

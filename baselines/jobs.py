@@ -7,10 +7,12 @@ import multiprocessing as mp
 from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 
+import numpy as np
 import torch as th
 
 from baselines.common import Run
 from baselines.config import build_config, game_config, hyperparams, spec_and_game
+from baselines.envs import batched_part, uses_twin, vec_masks
 from baselines.final import search_row, setting_record, shipped_run
 from baselines.train import parser as train_parser
 from baselines.train import train
@@ -29,15 +31,52 @@ def _train_job(job: tuple) -> str:
     return str(run.path)
 
 
+def _warm_job(job: tuple) -> str:
+    """Compile a setting's twin (numba writes it to its on-disk cache): its training VecEnv
+    stepped with random legal moves, each batched agent's move and a few evaluation games.
+    The training jobs after it then load the compiled code instead of compiling it, two
+    at a time, side by side (a twin takes some 20-60 s to compile)."""
+    setting, budget = job
+    argv = ["--env", setting, "--algo", "maskable_ppo", "--budget", budget]
+    cfg = build_config(train_parser().parse_args(argv))
+    spec, game = spec_and_game(cfg["env"], cfg["env_kwargs"])
+    if not uses_twin(cfg):
+        return setting
+    from card_envs.vector.evaluation import evaluate
+
+    names = [] if cfg["opponent"] in ("solo", "self") else cfg["opponent"].split(",")
+    rule = next((n for n in names if n in spec.make_batched(**cfg["env_kwargs"]).agents),
+                "random")
+    seats = None if game.num_players == 1 else [
+        "learner" if game.num_players > 2 and k % 2 == 0 and cfg["teammate"] == "learner"
+        else rule for k in range(1, game.num_players)]
+    venv = batched_part(cfg, 8, seats)
+    venv.reset()
+    rng = np.random.default_rng(0)
+    for _ in range(20):
+        masks = vec_masks(venv)
+        venv.step(np.array([rng.choice(np.flatnonzero(m)) for m in masks]))
+    engine, state = venv.env.engine, venv.env.state
+    for agent in engine.agents:
+        engine.act(state, agent)
+    evaluate(spec, game, [rule] * game.num_players, 2, 0)
+    return setting
+
+
 def run_all(jobs_list: list[tuple], jobs: int) -> list[str]:
     """Train every job, ``jobs`` at a time, the longest first (by ``_job_cost``), so that
-    the last jobs to finish are short ones and no worker waits long for another."""
+    the last jobs to finish are short ones and no worker waits long for another. With more
+    than one job at a time, each game's twin is compiled first, once (``_warm_job``)."""
     jobs_list = sorted(jobs_list, key=_job_cost, reverse=True)
     if jobs <= 1:
         return [_train_job(j) for j in jobs_list]
+    games: dict[str, tuple] = {}  # one setting per game: its twin's code serves them all
+    for job in jobs_list:
+        games.setdefault(game_config(job[0])["env"], (job[0], job[3]))
     # not a multiprocessing.Pool: its workers are daemons, which may not start processes of
     # their own (imitation collects a search agent's games on every core)
     with ProcessPoolExecutor(jobs, mp_context=mp.get_context("spawn")) as pool:
+        list(pool.map(_warm_job, games.values()))
         return list(pool.map(_train_job, jobs_list))
 
 
@@ -56,12 +95,15 @@ def record_all(jobs_list: list[tuple], jobs: int) -> dict[str, dict]:
     (the longest part, for the settings that have one) goes first, one task per opponent,
     so that it is spread over the workers; the other settings' records beside it."""
     searches: dict[str, list[tuple]] = {}
-    for setting, runs, _ in jobs_list:
-        cfg, shipped = game_config(setting), shipped_run(setting, runs)
+    for setting, runs, budget in jobs_list:
+        cfg, shipped = game_config(setting, budget), shipped_run(setting, runs)
         if cfg.get("search") and shipped is not None:
             print(f"evaluating the model of {setting} with its search", flush=True)
+            games = runs[0]["final_games"]
+            if budget == "quick":  # the search plays scalar games: at most its quick_games
+                games = min(games, int(cfg["search"].get("quick_games", games)))
             searches[setting] = [("search", setting, Path(shipped["path"]) / "model.zip",
-                                  opponent, runs[0]["final_games"])
+                                  opponent, games)
                                  for opponent in cfg["eval_opponents"]]
     if jobs <= 1 or len(jobs_list) + sum(map(len, searches.values())) <= 1:
         rows = {s: [_record_job(t) for t in tasks] for s, tasks in searches.items()}

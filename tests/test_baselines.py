@@ -677,11 +677,35 @@ def test_dqn_imitates_at_the_quick_budget_and_learns_from_scratch_at_the_full_on
         argv = ["--env", "palace_v0", "--algo", algo, "--budget", budget]
         return build_config(parser().parse_args(argv))["pretrain"]
 
-    assert pretrain("dqn", "quick") == pretrain("maskable_ppo", "quick") is not None
+    # the same agent and passes; dqn.yaml's imitate_decisions: DQN fits fewer decisions
+    ppo, dqn = pretrain("maskable_ppo", "quick"), pretrain("dqn", "quick")
+    assert ppo["agent"] == dqn["agent"] == "heuristic" and ppo["epochs"] == dqn["epochs"]
+    assert (ppo["decisions"], dqn["decisions"]) == (100_000, 10_000)
     assert pretrain("dqn", "full") is None and pretrain("maskable_ppo", "full") is not None
     # a setting's block may say otherwise (Literature's DQN imitates at both budgets)
     argv = ["--env", "literature_v0-original", "--algo", "dqn", "--budget", "full"]
     assert build_config(parser().parse_args(argv))["pretrain"]["agent"] == "heuristic"
+
+
+def test_a_setting_may_train_otherwise_at_the_quick_budget():
+    from baselines.config import game_config
+    from baselines.train import build_config, parser, selection
+
+    def built(budget):
+        argv = ["--env", "palace_v0", "--algo", "maskable_ppo", "--budget", budget]
+        return build_config(parser().parse_args(argv))
+
+    quick, full = built("quick"), built("full")
+    assert quick["opponent"] == "lowest_first"
+    assert full["opponent"] == "heuristic,lowest_first,heuristic,lowest_first"
+    assert selection(quick) == {"opponent": "lowest_first", "metric": "losses_rate",
+                                "higher": False}
+    assert selection(full) == {"opponent": "heuristic", "metric": "losses_rate",
+                               "higher": False}  # the first target's
+    # the docs describe the full budget: its entries are the default
+    assert game_config("palace_v0")["opponent"] == game_config("palace_v0", "full")["opponent"]
+    with pytest.raises(ValueError, match="budget"):
+        game_config("palace_v0", "medium")
 
 
 def test_runs_started_together_never_share_a_folder(tmp_path, monkeypatch):
