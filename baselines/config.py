@@ -188,7 +188,8 @@ def parse_select(text: str, spec, game) -> dict[str, Any]:
     if metric not in SELECT_METRICS:
         raise ValueError(f"--select: unknown metric {metric!r}; choose one of "
                          f"{', '.join(SELECT_METRICS)}")
-    make_agent(spec, opponent, game)  # an unknown name fails here, naming the choices
+    if not (opponent == "solo" and game.num_players == 1):  # a one-player game's "opponent"
+        make_agent(spec, opponent, game)  # an unknown name fails here, naming the choices
     return {"opponent": opponent, "metric": metric, "higher": metric != "losses_rate"}
 
 

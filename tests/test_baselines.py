@@ -926,12 +926,19 @@ def test_select_picks_the_kept_checkpoint_against_the_agent_and_metric_given(tmp
                                 for k in ("losses_rate", "losses_rate_sampled"))
     for value, message in [("greedy:speed", "--select: unknown metric 'speed'; choose one of "
                             "wins_rate, decided_rate, losses_rate, mean_payoff, mean_score"),
-                           ("wizard", "unknown agent 'wizard'")]:
+                           ("wizard", "unknown agent 'wizard'"),
+                           ("solo", "unknown agent 'solo'")]:  # solo: one-player games only
         argv = ["--env", "thirty_one_v0", "--select", value, "--runs", str(tmp_path / "x")]
         assert train_cli.main(argv) == 2
         err = capsys.readouterr().err
         assert message in err and len(err.strip().splitlines()) == 1
     assert not (tmp_path / "x").exists()
+    # a one-player game's checkpoints are picked against "solo", by any metric
+    from baselines.config import parse_select
+
+    spec = load_spec("ninety_eight_cards_v0")
+    assert parse_select("solo:wins_rate", spec, spec.make_game()) == {
+        "opponent": "solo", "metric": "wins_rate", "higher": True}
 
 
 def test_ship_run_makes_a_fine_tuned_run_the_settings_shipped_rows(tmp_path, monkeypatch,

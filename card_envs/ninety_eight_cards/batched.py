@@ -311,6 +311,16 @@ def _without(w0, w1, card):  # pragma: no cover - compiled
 
 
 @njit(cache=True, inline="always")
+def _pile_top(t0, t1, t2, t3, pile):  # pragma: no cover - compiled
+    """The top of ``pile``, or -1 where a play on it would repeat the same play on its twin
+    pile (the piles 0 and 1, or 2 and 3, at the same top)."""
+    top = t0 if pile == 0 else t1 if pile == 1 else t2 if pile == 2 else t3
+    if (pile == 1 and top == t0) or (pile == 3 and top == t2):
+        return -1
+    return top
+
+
+@njit(cache=True, inline="always")
 def _with_top(t0, t1, t2, t3, pile, card):  # pragma: no cover - compiled
     if pile == 0:
         return card, t1, t2, t3
@@ -387,9 +397,9 @@ def _plan(hand, n, left, t0, t1, t2, t3, alive0, alive1, held0, held1, need, cfg
             continue
         card = hand[i]
         for pile in range(4):
-            top = t0 if pile == 0 else t1 if pile == 1 else t2 if pile == 2 else t3
-            if (pile == 1 and top == t0) or (pile == 3 and top == t2):
-                continue  # the same move as on the twin pile
+            top = _pile_top(t0, t1, t2, t3, pile)
+            if top < 0:
+                continue
             setup = False
             if pile < 2:
                 if card > top:
@@ -477,10 +487,8 @@ def _run(hand, n, left, t0, t1, t2, t3, fits, memo, first):  # pragma: no cover 
             continue
         card = hand[i]
         for pile in range(4):
-            top = t0 if pile == 0 else t1 if pile == 1 else t2 if pile == 2 else t3
-            if (pile == 1 and top == t0) or (pile == 3 and top == t2):
-                continue
-            if fits[pile, top, card]:
+            top = _pile_top(t0, t1, t2, t3, pile)
+            if top >= 0 and fits[pile, top, card]:
                 n0, n1, n2, n3 = _with_top(t0, t1, t2, t3, pile, card)
                 sub = _run(hand, n, left & ~(1 << i), n0, n1, n2, n3, fits, memo, first) + 1
                 if sub > result:
