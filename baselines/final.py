@@ -156,10 +156,11 @@ def search_row(setting: str, model_file: Path, opponent: str, games: int,
 
 
 def setting_record(setting: str, runs: list[dict], budget: str,
-                   search: list[dict] | None = None) -> dict:
+                   search: list[dict] | None = None, reference: dict | None = None) -> dict:
     """What docs/baselines.json keeps of a setting: its runs, the shipped one (and its play
     with search, for a setting that has one: ``search``, its rows if already measured), the
-    rule agents' reference rows."""
+    rule agents' reference rows (``reference``, if already measured on the runs' final
+    games)."""
     games = runs[0]["final_games"]
     shipped = shipped_run(setting, runs)
     search = (None if shipped is None
@@ -174,7 +175,7 @@ def setting_record(setting: str, runs: list[dict], budget: str,
         "runs": [{k: v for k, v in r.items() if k != "path"} for r in runs],
         "shipped": None if shipped is None else shipped_entry(shipped),
         "search": search,
-        "reference": reference_rows(setting, games),
+        "reference": reference if reference is not None else reference_rows(setting, games),
     }
 
 

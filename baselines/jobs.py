@@ -13,7 +13,7 @@ import torch as th
 from baselines.common import Run
 from baselines.config import build_config, game_config, hyperparams, spec_and_game
 from baselines.envs import batched_part, uses_twin, vec_masks
-from baselines.final import search_row, setting_record, shipped_run
+from baselines.final import reference_rows, search_row, setting_record, shipped_run
 from baselines.train import parser as train_parser
 from baselines.train import train
 
@@ -63,21 +63,57 @@ def _warm_job(job: tuple) -> str:
     return setting
 
 
-def run_all(jobs_list: list[tuple], jobs: int) -> list[str]:
+def _reference_job(job: tuple) -> tuple[str, int, dict]:
+    """A setting's reference rule agents on its final deals (``reference_rows``): they do not
+    depend on the runs, so they are played beside the training jobs."""
+    _, setting, games = job
+    print(f"evaluating the rule agents of {setting} on the same deals", flush=True)
+    return setting, games, reference_rows(setting, games)
+
+
+def _task(task: tuple):
+    """One task of ``run_all``'s pool: ("warm", setting, budget), ("reference", setting,
+    games) or ("train", *job)."""
+    if task[0] == "warm":
+        return _warm_job(task[1:])
+    if task[0] == "reference":
+        return _reference_job(task)
+    return _train_job(task[1:])
+
+
+def run_all(jobs_list: list[tuple], jobs: int, references: dict[str, int] | None = None
+            ) -> tuple[list[str], dict[str, tuple[int, dict]]]:
     """Train every job, ``jobs`` at a time, the longest first (by ``_job_cost``), so that
-    the last jobs to finish are short ones and no worker waits long for another. With more
-    than one job at a time, each game's twin is compiled first, once (``_warm_job``)."""
+    the last jobs to finish are short ones and no worker waits long for another; returns the
+    run folders and the reference rows of ``references`` (setting: final games), as
+    {setting: (games, rows)}.
+
+    With more than one job at a time the same workers also compile each game's twin once
+    (``_warm_job``: all but the first job's game, beside that job, which compiles its own)
+    before the jobs of that game, and play the reference rule agents in the middle of the
+    queue, where a worker would otherwise wait at the end."""
     jobs_list = sorted(jobs_list, key=_job_cost, reverse=True)
+    references = references or {}
     if jobs <= 1:
-        return [_train_job(j) for j in jobs_list]
+        return [_train_job(j) for j in jobs_list], {}
+    first = game_config(jobs_list[0][0])["env"]
     games: dict[str, tuple] = {}  # one setting per game: its twin's code serves them all
     for job in jobs_list:
-        games.setdefault(game_config(job[0])["env"], (job[0], job[3]))
+        env = game_config(job[0])["env"]
+        if env != first:
+            games.setdefault(env, ("warm", job[0], job[3]))
+    train = [("train", *job) for job in jobs_list]
+    half = len(train) // 2
+    tasks = [train[0], *games.values(), *train[1:half],
+             *(("reference", s, n) for s, n in references.items()), *train[half:]]
     # not a multiprocessing.Pool: its workers are daemons, which may not start processes of
     # their own (imitation collects a search agent's games on every core)
     with ProcessPoolExecutor(jobs, mp_context=mp.get_context("spawn")) as pool:
-        list(pool.map(_warm_job, games.values()))
-        return list(pool.map(_train_job, jobs_list))
+        done = list(pool.map(_task, tasks))
+    dirs = [d for task, d in zip(tasks, done, strict=True) if task[0] == "train"]
+    refs = {d[0]: (d[1], d[2]) for task, d in zip(tasks, done, strict=True)
+            if task[0] == "reference"}
+    return dirs, refs
 
 
 def _record_job(job: tuple):
@@ -85,15 +121,25 @@ def _record_job(job: tuple):
     if job[0] == "search":
         _, setting, model_file, opponent, games = job
         return search_row(setting, model_file, opponent, games)
-    _, setting, runs, budget, search = job
-    print(f"evaluating the rule agents of {setting} on the same deals", flush=True)
-    return setting_record(setting, runs, budget, search)
+    _, setting, runs, budget, search, reference = job
+    if reference is None:
+        print(f"evaluating the rule agents of {setting} on the same deals", flush=True)
+    return setting_record(setting, runs, budget, search, reference)
 
 
-def record_all(jobs_list: list[tuple], jobs: int) -> dict[str, dict]:
+def record_all(jobs_list: list[tuple], jobs: int,
+               references: dict[str, tuple[int, dict]] | None = None) -> dict[str, dict]:
     """Every setting's record (``setting_record``), ``jobs`` at a time. The play with search
     (the longest part, for the settings that have one) goes first, one task per opponent,
-    so that it is spread over the workers; the other settings' records beside it."""
+    so that it is spread over the workers; the other settings' records beside it. A
+    setting's reference rows in ``references`` ({setting: (games, rows)}, from ``run_all``)
+    are used where they were played on its final games."""
+    references = references or {}
+
+    def reference(setting: str, runs: list[dict]) -> dict | None:
+        games, rows = references.get(setting, (None, None))
+        return rows if games == runs[0]["final_games"] else None
+
     searches: dict[str, list[tuple]] = {}
     for setting, runs, budget in jobs_list:
         cfg, shipped = game_config(setting, budget), shipped_run(setting, runs)
@@ -107,7 +153,8 @@ def record_all(jobs_list: list[tuple], jobs: int) -> dict[str, dict]:
                                  for opponent in cfg["eval_opponents"]]
     if jobs <= 1 or len(jobs_list) + sum(map(len, searches.values())) <= 1:
         rows = {s: [_record_job(t) for t in tasks] for s, tasks in searches.items()}
-        records = [_record_job(("record", s, runs, b, rows.get(s))) for s, runs, b in jobs_list]
+        records = [_record_job(("record", s, runs, b, rows.get(s), reference(s, runs)))
+                   for s, runs, b in jobs_list]
         return {r["setting"]: r for r in records}
     # the models play with one torch thread per worker: more fight each other on a few cores
     with ProcessPoolExecutor(jobs, mp_context=mp.get_context("spawn"),
@@ -115,10 +162,11 @@ def record_all(jobs_list: list[tuple], jobs: int) -> dict[str, dict]:
         # the strongest opponents, listed last, play the longest games: submitted first
         pending = {s: [pool.submit(_record_job, t) for t in reversed(tasks)][::-1]
                    for s, tasks in searches.items()}
-        later = [pool.submit(_record_job, ("record", s, runs, b, None))
+        later = [pool.submit(_record_job, ("record", s, runs, b, None, reference(s, runs)))
                  for s, runs, b in jobs_list if s not in searches]
         later += [pool.submit(_record_job, ("record", s, runs, b,
-                                            [f.result() for f in pending[s]]))
+                                            [f.result() for f in pending[s]],
+                                            reference(s, runs)))
                   for s, runs, b in jobs_list if s in searches]
         records = [f.result() for f in later]
     return {r["setting"]: r for r in records}

@@ -34,11 +34,12 @@ import time
 from pathlib import Path
 
 from baselines.common import Run
-from baselines.config import BUDGETS, game_config, settings
+from baselines.config import BUDGETS, build_config, game_config, settings
 from baselines.final import RESULTS, ROOT, collect, config_drift, load_results, search_rows
 from baselines.jobs import record_all, run_all, seeds_of
 from baselines.render import _wall, quick_report, render, render_docs
 from baselines.ship import MODELS, ship
+from baselines.train import parser as train_parser
 from card_envs.rl.policy_agent import ALGOS, write_json
 
 
@@ -134,8 +135,14 @@ def main(argv: list[str] | None = None) -> int:
         ]
         print(f"{len(jobs)} training runs, {args.jobs} at a time; each prints labelled "
               "progress lines", flush=True)
+        # the reference rule agents on each setting's final deals (as many games as the
+        # setting's first run by ALGOS order plays, whose count the record uses)
+        first = {s: next(a for a in ALGOS if a in args.algos) for s in chosen}
+        references = {s: build_config(train_parser().parse_args(
+            ["--env", s, "--algo", first[s], "--budget", args.budget]))["final_games"]
+            for s in chosen}
         try:
-            dirs = run_all(jobs, args.jobs)
+            dirs, references = run_all(jobs, args.jobs, references)
         finally:
             shutil.rmtree(shared, ignore_errors=True)
     runs = sorted((collect(d) for d in dirs),
@@ -144,7 +151,8 @@ def main(argv: list[str] | None = None) -> int:
     results = load_results(RESULTS)
     fresh = {"settings": {}}
     records = record_all([(s, [r for r in runs if r["setting"] == s], args.budget)
-                          for s in chosen if any(r["setting"] == s for r in runs)], args.jobs)
+                          for s in chosen if any(r["setting"] == s for r in runs)], args.jobs,
+                         None if args.collect else references)
     for setting in chosen:
         mine = [r for r in runs if r["setting"] == setting]
         if not mine:
