@@ -4,7 +4,8 @@ seed, ``--jobs`` at a time in worker processes, and each setting's record after 
 from __future__ import annotations
 
 import multiprocessing as mp
-from concurrent.futures import ProcessPoolExecutor
+from collections import deque
+from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
 from pathlib import Path
 
 import numpy as np
@@ -13,9 +14,10 @@ import torch as th
 from baselines.common import Run
 from baselines.config import build_config, game_config, hyperparams, spec_and_game
 from baselines.envs import batched_part, uses_twin, vec_masks
-from baselines.final import reference_rows, search_row, setting_record, shipped_run
+from baselines.final import collect, reference_rows, search_row, setting_record, shipped_run
 from baselines.train import parser as train_parser
 from baselines.train import train
+from card_envs.rl.policy_agent import ALGOS
 
 
 def _train_job(job: tuple) -> str:
@@ -73,29 +75,53 @@ def _reference_job(job: tuple) -> tuple[str, int, dict]:
 
 def _task(task: tuple):
     """One task of ``run_all``'s pool: ("warm", setting, budget), ("reference", setting,
-    games) or ("train", *job)."""
+    games), ("search", setting, model_file, opponent, games) or ("train", *job)."""
     if task[0] == "warm":
         return _warm_job(task[1:])
     if task[0] == "reference":
         return _reference_job(task)
+    if task[0] == "search":
+        return _record_job(task)
     return _train_job(task[1:])
 
 
+def _search_tasks(setting: str, runs: list[dict], budget: str) -> list[tuple]:
+    """The play with search of a setting's shipped run (games.yaml ``search``), one task
+    per evaluation opponent; none for a setting without a search or a shipped run."""
+    cfg, shipped = game_config(setting, budget), shipped_run(setting, runs)
+    if not cfg.get("search") or shipped is None:
+        return []
+    games = runs[0]["final_games"]
+    if budget == "quick":  # the search plays scalar games: at most its quick_games
+        games = min(games, int(cfg["search"].get("quick_games", games)))
+    return [("search", setting, Path(shipped["path"]) / "model.zip", opponent, games)
+            for opponent in cfg["eval_opponents"]]
+
+
+def _setting_runs(dirs: list[str]) -> list[dict]:
+    """The finished runs of ``dirs`` as ``collect`` gives them, in the records' order."""
+    return sorted((collect(d) for d in dirs),
+                  key=lambda r: (list(ALGOS).index(r["algo"]), r["seed"]))
+
+
 def run_all(jobs_list: list[tuple], jobs: int, references: dict[str, int] | None = None
-            ) -> tuple[list[str], dict[str, tuple[int, dict]]]:
+            ) -> tuple[list[str], dict[str, dict]]:
     """Train every job, ``jobs`` at a time, the longest first (by ``_job_cost``), so that
     the last jobs to finish are short ones and no worker waits long for another; returns the
-    run folders and the reference rows of ``references`` (setting: final games), as
-    {setting: (games, rows)}.
+    run folders and what the same workers measured beside them for the records:
+    ``{"reference": {setting: (games, rows)}, "search": {setting: (model_file, rows)}}``.
 
-    With more than one job at a time the same workers also compile each game's twin once
+    With more than one job at a time the workers also compile each game's twin once
     (``_warm_job``: all but the first job's game, beside that job, which compiles its own)
-    before the jobs of that game, and play the reference rule agents in the middle of the
-    queue, where a worker would otherwise wait at the end."""
+    before the jobs of that game, play the reference rule agents of ``references``
+    ({setting: final games}) in the middle of the queue, and the play with search of a
+    setting's shipped run as soon as the setting's runs are done (ahead of the jobs still
+    waiting), where a worker would otherwise wait at the end."""
     jobs_list = sorted(jobs_list, key=_job_cost, reverse=True)
     references = references or {}
+    measured: dict[str, dict] = {"reference": {}, "search": {}}
     if jobs <= 1:
-        return [_train_job(j) for j in jobs_list], {}
+        return [_train_job(j) for j in jobs_list], measured
     first = game_config(jobs_list[0][0])["env"]
     games: dict[str, tuple] = {}  # one setting per game: its twin's code serves them all
     for job in jobs_list:
@@ -103,17 +129,44 @@ def run_all(jobs_list: list[tuple], jobs: int, references: dict[str, int] | None
         if env != first:
             games.setdefault(env, ("warm", job[0], job[3]))
     train = [("train", *job) for job in jobs_list]
-    half = len(train) // 2
-    tasks = [train[0], *games.values(), *train[1:half],
-             *(("reference", s, n) for s, n in references.items()), *train[half:]]
+    half = max(1, len(train) // 2)  # train[0] goes first in any case
+    pending = deque([train[0], *games.values(), *train[1:half],
+                     *(("reference", s, n) for s, n in references.items()), *train[half:]])
+    left = {job[0]: sum(j[0] == job[0] for j in jobs_list) for job in jobs_list}
+    finished: dict[tuple, str] = {}
+    searches: dict[str, list] = {}
     # not a multiprocessing.Pool: its workers are daemons, which may not start processes of
     # their own (imitation collects a search agent's games on every core)
-    with ProcessPoolExecutor(jobs, mp_context=mp.get_context("spawn")) as pool:
-        done = list(pool.map(_task, tasks))
-    dirs = [d for task, d in zip(tasks, done, strict=True) if task[0] == "train"]
-    refs = {d[0]: (d[1], d[2]) for task, d in zip(tasks, done, strict=True)
-            if task[0] == "reference"}
-    return dirs, refs
+    # (one torch thread per worker, as each run sets for itself: the search rows' models)
+    with ProcessPoolExecutor(jobs, mp_context=mp.get_context("spawn"),
+                             initializer=th.set_num_threads, initargs=(1,)) as pool:
+        running: dict = {}
+        while pending or running:
+            while pending and len(running) < jobs:  # the queue's head goes next
+                task = pending.popleft()
+                running[pool.submit(_task, task)] = task
+            done, _ = wait(running, return_when=FIRST_COMPLETED)
+            for future in done:
+                task, out = running.pop(future), future.result()
+                if task[0] == "reference":
+                    measured["reference"][out[0]] = (out[1], out[2])
+                elif task[0] == "search":
+                    searches.setdefault(task[1], []).append((task, out))
+                elif task[0] == "train":
+                    finished[task] = out
+                    left[task[1]] -= 1
+                    if not left[task[1]]:  # the setting's runs are done: its search next
+                        runs = _setting_runs([d for t, d in finished.items() if t[1] == task[1]])
+                        searching = _search_tasks(task[1], runs, task[4])
+                        if searching:
+                            print(f"evaluating the model of {task[1]} with its search",
+                                  flush=True)
+                        pending.extendleft(reversed(searching))
+    for setting, rows in searches.items():  # in the order of the evaluation opponents
+        by_opponent = {task[3]: out for task, out in rows}
+        measured["search"][setting] = (
+            rows[0][0][2], [by_opponent[o] for o in game_config(setting)["eval_opponents"]])
+    return [finished[t] for t in train], measured
 
 
 def _record_job(job: tuple):
@@ -128,32 +181,33 @@ def _record_job(job: tuple):
 
 
 def record_all(jobs_list: list[tuple], jobs: int,
-               references: dict[str, tuple[int, dict]] | None = None) -> dict[str, dict]:
+               measured: dict[str, dict] | None = None) -> dict[str, dict]:
     """Every setting's record (``setting_record``), ``jobs`` at a time. The play with search
     (the longest part, for the settings that have one) goes first, one task per opponent,
-    so that it is spread over the workers; the other settings' records beside it. A
-    setting's reference rows in ``references`` ({setting: (games, rows)}, from ``run_all``)
-    are used where they were played on its final games."""
-    references = references or {}
+    so that it is spread over the workers; the other settings' records beside it. What
+    ``run_all`` measured beside the training (``measured``: reference rows on the runs'
+    final games, the search rows of the shipped run's model) is used, not played again."""
+    measured = measured or {}
+    references, searched = measured.get("reference", {}), measured.get("search", {})
 
     def reference(setting: str, runs: list[dict]) -> dict | None:
         games, rows = references.get(setting, (None, None))
         return rows if games == runs[0]["final_games"] else None
 
     searches: dict[str, list[tuple]] = {}
+    known: dict[str, list[dict]] = {}
     for setting, runs, budget in jobs_list:
-        cfg, shipped = game_config(setting, budget), shipped_run(setting, runs)
-        if cfg.get("search") and shipped is not None:
+        tasks = _search_tasks(setting, runs, budget)
+        model_file, rows = searched.get(setting, (None, None))
+        if tasks and model_file == tasks[0][2] and rows is not None:
+            known[setting] = rows
+        elif tasks:
             print(f"evaluating the model of {setting} with its search", flush=True)
-            games = runs[0]["final_games"]
-            if budget == "quick":  # the search plays scalar games: at most its quick_games
-                games = min(games, int(cfg["search"].get("quick_games", games)))
-            searches[setting] = [("search", setting, Path(shipped["path"]) / "model.zip",
-                                  opponent, games)
-                                 for opponent in cfg["eval_opponents"]]
+            searches[setting] = tasks
     if jobs <= 1 or len(jobs_list) + sum(map(len, searches.values())) <= 1:
         rows = {s: [_record_job(t) for t in tasks] for s, tasks in searches.items()}
-        records = [_record_job(("record", s, runs, b, rows.get(s), reference(s, runs)))
+        records = [_record_job(("record", s, runs, b, known.get(s, rows.get(s)),
+                                reference(s, runs)))
                    for s, runs, b in jobs_list]
         return {r["setting"]: r for r in records}
     # the models play with one torch thread per worker: more fight each other on a few cores
@@ -162,7 +216,8 @@ def record_all(jobs_list: list[tuple], jobs: int,
         # the strongest opponents, listed last, play the longest games: submitted first
         pending = {s: [pool.submit(_record_job, t) for t in reversed(tasks)][::-1]
                    for s, tasks in searches.items()}
-        later = [pool.submit(_record_job, ("record", s, runs, b, None, reference(s, runs)))
+        later = [pool.submit(_record_job, ("record", s, runs, b, known.get(s),
+                                           reference(s, runs)))
                  for s, runs, b in jobs_list if s not in searches]
         later += [pool.submit(_record_job, ("record", s, runs, b,
                                             [f.result() for f in pending[s]],

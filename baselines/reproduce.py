@@ -142,7 +142,7 @@ def main(argv: list[str] | None = None) -> int:
             ["--env", s, "--algo", first[s], "--budget", args.budget]))["final_games"]
             for s in chosen}
         try:
-            dirs, references = run_all(jobs, args.jobs, references)
+            dirs, measured = run_all(jobs, args.jobs, references)
         finally:
             shutil.rmtree(shared, ignore_errors=True)
     runs = sorted((collect(d) for d in dirs),
@@ -152,7 +152,7 @@ def main(argv: list[str] | None = None) -> int:
     fresh = {"settings": {}}
     records = record_all([(s, [r for r in runs if r["setting"] == s], args.budget)
                           for s in chosen if any(r["setting"] == s for r in runs)], args.jobs,
-                         None if args.collect else references)
+                         None if args.collect else measured)
     for setting in chosen:
         mine = [r for r in runs if r["setting"] == setting]
         if not mine:

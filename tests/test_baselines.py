@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import re
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -178,6 +179,24 @@ def test_records_spread_over_workers_equal_the_records_made_one_at_a_time(tmp_pa
     assert len(one["search"]["results"]) == 3 and one["reference"]
     for key in ("search", "reference", "shipped"):
         assert two[key] == one[key]
+
+
+def test_run_all_plays_the_search_and_the_rule_agents_beside_the_training(tmp_path):
+    from baselines import reproduce
+    from baselines.jobs import record_all, run_all
+
+    job = ("palace_v0", "maskable_ppo", 0, "quick", str(tmp_path), 512, False, tmp_path / "d")
+    dirs, measured = run_all([job], jobs=2, references={"palace_v0": 500})
+    (run,) = [reproduce.collect(d) for d in dirs]  # one job, trained once
+    assert len(list(tmp_path.glob("palace_v0/*"))) == 1
+    assert set(measured["reference"]) == set(measured["search"]) == {"palace_v0"}
+    model_file, rows = measured["search"]["palace_v0"]
+    assert model_file == Path(run["path"]) / "model.zip" and len(rows) == 3
+    # the records made from what run_all measured equal those that play it all again
+    beside = record_all([("palace_v0", [run], "quick")], 2, measured)["palace_v0"]
+    again = record_all([("palace_v0", [run], "quick")], 1)["palace_v0"]
+    for key in ("search", "reference", "shipped"):
+        assert beside[key] == again[key]
 
 
 def test_search_only_refuses_a_setting_without_search_or_without_a_shipped_model(
