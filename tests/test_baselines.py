@@ -168,33 +168,23 @@ def test_train_save_load_evaluate(tmp_path, setting, algo, capsys):
         assert f"model+search:{model}@0: lost" in capsys.readouterr().out
 
 
-def test_records_spread_over_workers_equal_the_records_made_one_at_a_time(tmp_path):
-    from baselines import reproduce
-    from baselines.jobs import record_all
-
-    run = reproduce.collect(str(_train(tmp_path, "palace_v0", "maskable_ppo").path))
-    one = record_all([("palace_v0", [run], "quick")], jobs=1)["palace_v0"]
-    # two workers: the search's opponents apart, the rule agents' record after them
-    two = record_all([("palace_v0", [run], "quick")], jobs=2)["palace_v0"]
-    assert len(one["search"]["results"]) == 3 and one["reference"]
-    for key in ("search", "reference", "shipped"):
-        assert two[key] == one[key]
-
-
 def test_run_all_plays_the_search_and_the_rule_agents_beside_the_training(tmp_path):
     from baselines import reproduce
     from baselines.jobs import record_all, run_all
 
-    job = ("palace_v0", "maskable_ppo", 0, "quick", str(tmp_path), 512, False, tmp_path / "d")
+    # DQN: its quick run fits 10k decisions (PPO imitates 100k)
+    job = ("palace_v0", "dqn", 0, "quick", str(tmp_path), 512, False, tmp_path / "d")
     dirs, measured = run_all([job], jobs=2, references={"palace_v0": 500})
     (run,) = [reproduce.collect(d) for d in dirs]  # one job, trained once
     assert len(list(tmp_path.glob("palace_v0/*"))) == 1
     assert set(measured["reference"]) == set(measured["search"]) == {"palace_v0"}
     model_file, rows = measured["search"]["palace_v0"]
     assert model_file == Path(run["path"]) / "model.zip" and len(rows) == 3
-    # the records made from what run_all measured equal those that play it all again
+    # the records made from what run_all measured equal those that play it all again, the
+    # search's opponents spread over two workers, the rule agents' record after them
     beside = record_all([("palace_v0", [run], "quick")], 2, measured)["palace_v0"]
-    again = record_all([("palace_v0", [run], "quick")], 1)["palace_v0"]
+    again = record_all([("palace_v0", [run], "quick")], 2)["palace_v0"]
+    assert len(again["search"]["results"]) == 3 and again["reference"]
     for key in ("search", "reference", "shipped"):
         assert beside[key] == again[key]
 
@@ -215,7 +205,7 @@ def test_search_only_refuses_a_setting_without_search_or_without_a_shipped_model
 def test_a_setting_with_search_records_shows_and_checks_the_models_play_with_it(tmp_path):
     from baselines import final, render, reproduce
 
-    run = _train(tmp_path, "palace_v0", "maskable_ppo")
+    run = _train(tmp_path, "palace_v0", "maskable_ppo", "--pretrain", "heuristic,300,1")
     search = reproduce.search_rows("palace_v0", run.path / "model.zip", games=3, seed=1)
     assert search["agent"] == "ismcts" and search["budget"] == 25
     assert [r["opponent"] for r in search["results"]] == ["random", "lowest_first", "heuristic"]
@@ -412,7 +402,8 @@ def test_best_finds_the_shipped_model_of_the_games_rules(tmp_path, monkeypatch):
     from card_envs.core.agents import make_agent
     from card_envs.rl import policy_agent
 
-    run = _train(tmp_path, "ninety_eight_cards_v0-original", "maskable_ppo")
+    run = _train(tmp_path, "ninety_eight_cards_v0-original", "maskable_ppo",
+                 "--pretrain", "expert,300,1")  # imitation is not what this test is for
     models = tmp_path / "models"
     models.mkdir()
     for suffix in (".zip", ".json"):
@@ -485,16 +476,18 @@ def test_reproduce_of_some_settings_keeps_the_others(tmp_path, monkeypatch, caps
     shutil.copytree(reproduce.ROOT / "docs" / "games", root / "docs" / "games")
     monkeypatch.setattr(reproduce, "ROOT", root)
     monkeypatch.setattr(reproduce, "RESULTS", root / "docs" / "baselines.json")
-    for setting in ("simple_tricks_v0", "ninety_eight_cards_v0-original"):
+    # (Literature's original rules: a setting that shares its game's page, and imitates few
+    # decisions in the quick budget)
+    for setting in ("simple_tricks_v0", "literature_v0-original"):
         runs = str(tmp_path / setting)
         quick = ["--budget", "quick", "--settings", setting, "--runs", runs, "--timesteps", "1024"]
         assert reproduce.main([*quick, "--out", str(tmp_path / f"{setting}.md")]) == 0
         assert reproduce.main(["--budget", "full", "--collect", "--settings", setting,
                                "--runs", runs, "--timesteps", "1024"]) == 0
     text = (root / "docs" / "baselines.md").read_text()
-    assert "## `simple_tricks_v0`" in text and "## `ninety_eight_cards_v0-original`" in text
+    assert "## `simple_tricks_v0`" in text and "## `literature_v0-original`" in text
     saved = json.loads((root / "docs" / "baselines.json").read_text())["settings"]
-    assert set(saved) == {"simple_tricks_v0", "ninety_eight_cards_v0-original"}
+    assert set(saved) == {"simple_tricks_v0", "literature_v0-original"}
     assert "## `simple_tricks_v0`" in (root / "docs" / "games" / "simple_tricks.md").read_text()
     # a run trained otherwise than configs/ says is refused by --collect
     (config,) = (tmp_path / "simple_tricks_v0").glob("*/maskable_ppo-*/config.json")
