@@ -168,10 +168,15 @@ def test_train_save_load_evaluate(tmp_path, setting, algo, capsys):
         assert f"model+search:{model}@0: lost" in capsys.readouterr().out
 
 
-def test_run_all_plays_the_search_and_the_rule_agents_beside_the_training(tmp_path):
-    from baselines import reproduce
+def test_run_all_plays_the_search_and_the_rule_agents_beside_the_training(tmp_path,
+                                                                         monkeypatch):
+    from baselines import jobs, reproduce
     from baselines.jobs import record_all, run_all
 
+    # the search's tasks are made here, in this process: 4 games per opponent, not 50
+    tasks = jobs._search_tasks
+    monkeypatch.setattr(jobs, "_search_tasks",
+                        lambda *args: [(*t[:4], 4) for t in tasks(*args)])
     # DQN: its quick run fits 10k decisions (PPO imitates 100k)
     job = ("palace_v0", "dqn", 0, "quick", str(tmp_path), 512, False, tmp_path / "d")
     dirs, measured = run_all([job], jobs=2, references={"palace_v0": 500})
@@ -180,6 +185,7 @@ def test_run_all_plays_the_search_and_the_rule_agents_beside_the_training(tmp_pa
     assert set(measured["reference"]) == set(measured["search"]) == {"palace_v0"}
     model_file, rows = measured["search"]["palace_v0"]
     assert model_file == Path(run["path"]) / "model.zip" and len(rows) == 3
+    assert {row["games"] for row in rows} == {4}
     # the records made from what run_all measured equal those that play it all again, the
     # search's opponents spread over two workers, the rule agents' record after them
     beside = record_all([("palace_v0", [run], "quick")], 2, measured)["palace_v0"]
