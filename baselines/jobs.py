@@ -4,7 +4,7 @@ seed, ``--jobs`` at a time in worker processes, and each setting's record after 
 from __future__ import annotations
 
 import multiprocessing as mp
-from collections import deque
+from collections import Counter, deque
 from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
 from pathlib import Path
 
@@ -98,10 +98,11 @@ def _search_tasks(setting: str, runs: list[dict], budget: str) -> list[tuple]:
             for opponent in cfg["eval_opponents"]]
 
 
-def _setting_runs(dirs: list[str]) -> list[dict]:
-    """The finished runs of ``dirs`` as ``collect`` gives them, in the records' order."""
+def collect_runs(dirs: list[str]) -> list[dict]:
+    """The finished runs of ``dirs`` as ``collect`` gives them, in the records' order (by
+    setting, then algorithm as ALGOS lists them, then seed)."""
     return sorted((collect(d) for d in dirs),
-                  key=lambda r: (list(ALGOS).index(r["algo"]), r["seed"]))
+                  key=lambda r: (r["setting"], list(ALGOS).index(r["algo"]), r["seed"]))
 
 
 def run_all(jobs_list: list[tuple], jobs: int, references: dict[str, int] | None = None
@@ -132,7 +133,7 @@ def run_all(jobs_list: list[tuple], jobs: int, references: dict[str, int] | None
     half = max(1, len(train) // 2)  # train[0] goes first in any case
     pending = deque([train[0], *games.values(), *train[1:half],
                      *(("reference", s, n) for s, n in references.items()), *train[half:]])
-    left = {job[0]: sum(j[0] == job[0] for j in jobs_list) for job in jobs_list}
+    left = Counter(job[0] for job in jobs_list)  # each setting's runs not yet done
     finished: dict[tuple, str] = {}
     searches: dict[str, list] = {}
     # not a multiprocessing.Pool: its workers are daemons, which may not start processes of
@@ -156,7 +157,7 @@ def run_all(jobs_list: list[tuple], jobs: int, references: dict[str, int] | None
                     finished[task] = out
                     left[task[1]] -= 1
                     if not left[task[1]]:  # the setting's runs are done: its search next
-                        runs = _setting_runs([d for t, d in finished.items() if t[1] == task[1]])
+                        runs = collect_runs([d for t, d in finished.items() if t[1] == task[1]])
                         searching = _search_tasks(task[1], runs, task[4])
                         if searching:
                             print(f"evaluating the model of {task[1]} with its search",

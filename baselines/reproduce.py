@@ -35,8 +35,8 @@ from pathlib import Path
 
 from baselines.common import Run
 from baselines.config import BUDGETS, build_config, game_config, settings
-from baselines.final import RESULTS, ROOT, collect, config_drift, load_results, search_rows
-from baselines.jobs import record_all, run_all, seeds_of
+from baselines.final import RESULTS, ROOT, config_drift, load_results, search_rows
+from baselines.jobs import collect_runs, record_all, run_all, seeds_of
 from baselines.render import _wall, quick_report, render, render_docs
 from baselines.ship import MODELS, ship
 from baselines.train import parser as train_parser
@@ -145,8 +145,7 @@ def main(argv: list[str] | None = None) -> int:
             dirs, measured = run_all(jobs, args.jobs, references)
         finally:
             shutil.rmtree(shared, ignore_errors=True)
-    runs = sorted((collect(d) for d in dirs),
-                  key=lambda r: (r["setting"], list(ALGOS).index(r["algo"]), r["seed"]))
+    runs = collect_runs(dirs)
     full = args.budget == "full"
     results = load_results(RESULTS)
     fresh = {"settings": {}}

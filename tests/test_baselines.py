@@ -170,7 +170,7 @@ def test_train_save_load_evaluate(tmp_path, setting, algo, capsys):
 
 def test_run_all_plays_the_search_and_the_rule_agents_beside_the_training(tmp_path,
                                                                          monkeypatch):
-    from baselines import jobs, reproduce
+    from baselines import jobs
     from baselines.jobs import record_all, run_all
 
     # the search's tasks are made here, in this process: 4 games per opponent, not 50
@@ -180,7 +180,7 @@ def test_run_all_plays_the_search_and_the_rule_agents_beside_the_training(tmp_pa
     # DQN: its quick run fits 10k decisions (PPO imitates 100k)
     job = ("palace_v0", "dqn", 0, "quick", str(tmp_path), 512, False, tmp_path / "d")
     dirs, measured = run_all([job], jobs=2, references={"palace_v0": 500})
-    (run,) = [reproduce.collect(d) for d in dirs]  # one job, trained once
+    (run,) = jobs.collect_runs(dirs)  # one job, trained once
     assert len(list(tmp_path.glob("palace_v0/*"))) == 1
     assert set(measured["reference"]) == set(measured["search"]) == {"palace_v0"}
     model_file, rows = measured["search"]["palace_v0"]
@@ -217,7 +217,7 @@ def test_a_setting_with_search_records_shows_and_checks_the_models_play_with_it(
     assert [r["opponent"] for r in search["results"]] == ["random", "lowest_first", "heuristic"]
     assert all(r["games"] == 3 for r in search["results"])
     assert reproduce.search_rows("simple_tricks_v0", run.path / "model.zip", 3) is None
-    record = reproduce.collect(str(run.path))
+    record = final.collect(str(run.path))
     record = {"setting": "palace_v0", "budget": "quick", "date": "today", "machine": "here",
               "final_seed": 1, "runs": [record], "shipped": record, "search": search,
               "reference": {"heuristic": {r["opponent"]: r for r in search["results"]}}}
