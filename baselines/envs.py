@@ -177,6 +177,7 @@ def rule_seats(cfg: dict[str, Any], index: int) -> list[Any]:
     spread over the envs as ``opponent_shares`` does; ``"learner"`` for teammates the learner
     plays, ``teammate: learner``); ValueError for self-play seats."""
     from card_envs.core.agents import make_agent
+    from card_envs.core.gym_env import LEARNER, teammate_places
 
     spec = load_spec(cfg["env"])
     game = spec.make_game(**cfg["env_kwargs"])
@@ -186,8 +187,8 @@ def rule_seats(cfg: dict[str, Any], index: int) -> list[Any]:
     name = names[index % len(names)]
     if name == "self" or (cfg.get("teammate") == "self" and game.num_players > 2):
         raise ValueError("rule_seats: this run's other seats include the learner's own policy")
-    mates = cfg.get("teammate") == "learner" and game.num_players > 2
-    return ["learner" if mates and offset % 2 == 0 else make_agent(spec, name, game)
+    mates = teammate_places(game) if cfg.get("teammate") == "learner" else []
+    return [LEARNER if offset in mates else make_agent(spec, name, game)
             for offset in range(1, game.num_players)]
 
 

@@ -17,6 +17,7 @@ from baselines.envs import batched_part, uses_twin, vec_masks
 from baselines.final import collect, reference_rows, search_row, setting_record, shipped_run
 from baselines.train import parser as train_parser
 from baselines.train import train
+from card_envs.core.gym_env import LEARNER, teammate_places
 from card_envs.rl.policy_agent import ALGOS
 
 
@@ -49,9 +50,9 @@ def _warm_job(job: tuple) -> str:
     names = [] if cfg["opponent"] in ("solo", "self") else cfg["opponent"].split(",")
     rule = next((n for n in names if n in spec.make_batched(**cfg["env_kwargs"]).agents),
                 "random")
+    mates = teammate_places(game) if cfg["teammate"] == "learner" else []
     seats = None if game.num_players == 1 else [
-        "learner" if game.num_players > 2 and k % 2 == 0 and cfg["teammate"] == "learner"
-        else rule for k in range(1, game.num_players)]
+        LEARNER if k in mates else rule for k in range(1, game.num_players)]
     venv = batched_part(cfg, 8, seats)
     venv.reset()
     rng = np.random.default_rng(0)

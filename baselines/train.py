@@ -54,6 +54,7 @@ from baselines.selfplay import (
     parse_mix,
 )
 from card_envs.core.agents import make_agent
+from card_envs.core.gym_env import LEARNER, teammate_places
 from card_envs.registry import load_spec
 from card_envs.rl.policy_agent import ALGOS, PolicyAgent, algo_class, save_model, write_json
 from card_envs.rl.rollout import keep_rollout_facts
@@ -113,12 +114,13 @@ class Trainer:
         or by its current policy (``teammate: self``), the snapshot pool for ``self``, a
         trained model (``best``, ``model:PATH``), or the twin's rule agent."""
         cfg, n, engine = self.cfg, self.game.num_players, self.engine
+        mates = teammate_places(self.game)
         seats: list = []
         for offset in range(1, n):
             seed = cfg["seed"] * 100 + part * 10 + offset
-            if n > 2 and offset % 2 == 0 and cfg["teammate"] == "learner":
-                seats.append("learner")
-            elif n > 2 and offset % 2 == 0 and cfg["teammate"] == "self":
+            if offset in mates and cfg["teammate"] == "learner":
+                seats.append(LEARNER)
+            elif offset in mates and cfg["teammate"] == "self":
                 seats.append(learner_player(self.learner, cfg["algo"], cfg["obs_encoding"],
                                             seed))
             elif name == "self":
@@ -144,11 +146,12 @@ class Trainer:
         cfg, n = self.cfg, self.game.num_players
         names = cfg["opponent"].split(",")
         name = names[index % len(names)]
+        mates = teammate_places(self.game)
         out = []
         for offset in range(1, n):
-            if n > 2 and offset % 2 == 0 and cfg["teammate"] == "learner":
-                out.append("learner")
-            elif n > 2 and offset % 2 == 0 and cfg["teammate"] == "self":
+            if offset in mates and cfg["teammate"] == "learner":
+                out.append(LEARNER)
+            elif offset in mates and cfg["teammate"] == "self":
                 out.append(LearnerTeammate(self.game, self.encoder, self.learner, cfg["algo"]))
             elif name == "self":
                 mix, fraction = parse_mix(cfg["mix"])

@@ -82,3 +82,16 @@ def test_the_learner_can_play_its_teammates_seats_and_only_theirs():
             spec.factories()[2](num_players=4, opponent=bad)
     with pytest.raises(ValueError, match="none in this game"):
         load_spec("thirty_one_v0").factories()[2](num_players=3, opponent="learner")
+
+
+def test_teammate_places_come_from_the_games_teams():
+    """The seats a learner may enter as "learner" are those the game's teams make teammates
+    whatever seat it has: in Literature every second seat, in games without teams none."""
+    from card_envs.core.gym_env import is_learner, teammate_places
+
+    places = {n: teammate_places(load_spec("literature_v0").make_game(num_players=n))
+              for n in (4, 6, 8)}
+    assert places == {4: [2], 6: [2, 4], 8: [2, 4, 6]}
+    for name in ("palace_v0", "thirty_one_v0", "simple_tricks_v0", "ninety_eight_cards_v0"):
+        assert teammate_places(load_spec(name).make_game()) == []
+    assert is_learner("learner") and not is_learner("heuristic") and not is_learner(None)

@@ -59,17 +59,28 @@ def opponents_per_seat(opponent: Any, others: int, check: Callable[[Any], Any]) 
 LEARNER = "learner"
 
 
+def is_learner(entry: Any) -> bool:
+    """Whether an opponent entry is ``"learner"`` (a seat the learner plays as well)."""
+    return isinstance(entry, str) and entry == LEARNER
+
+
+def teammate_places(game: Game) -> list[int]:
+    """The p in 1..n-1 for which the seat p places after any seat is on that seat's team
+    (``Game.teams()``); empty where the game has no teams."""
+    n = game.num_players
+    team_of = {seat: t for t, members in enumerate(game.teams() or []) for seat in members}
+    if not team_of:
+        return []
+    return [p for p in range(1, n) if all(team_of[(s + p) % n] == team_of[s] for s in range(n))]
+
+
 def check_learner_seats(game: Game, chosen: Sequence[Any]) -> list[int]:
     """The offsets k (seat k + 1 places after the learner's) whose entry is ``"learner"``;
     ValueError unless each such seat is the learner's teammate whatever seat it has."""
-    n = game.num_players
-    offsets = [k for k, entry in enumerate(chosen) if isinstance(entry, str) and entry == LEARNER]
+    offsets = [k for k, entry in enumerate(chosen) if is_learner(entry)]
     if not offsets:
         return offsets
-    teams = game.teams() or []
-    team_of = {seat: t for t, members in enumerate(teams) for seat in members}
-    mates = [k for k in range(n - 1)
-             if team_of and all(team_of[(s + k + 1) % n] == team_of[s] for s in range(n))]
+    mates = [p - 1 for p in teammate_places(game)]
     bad = [k for k in offsets if k not in mates]
     if bad:
         where = (f"the seats {', '.join(str(k + 1) for k in mates)} places after the learner's"
@@ -150,8 +161,7 @@ class SingleAgentEnv(gym.Env):
         # One agent object per seat, so agents with memory never share it.
         return opponents_per_seat(
             opponent, self.game.num_players - 1,
-            lambda a: a if isinstance(a, str) and a == LEARNER
-            else make_agent(self.spec_, a, self.game))
+            lambda a: a if is_learner(a) else make_agent(self.spec_, a, self.game))
 
     # --- Gymnasium API ------------------------------------------------------------------
     def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None):

@@ -48,7 +48,7 @@ from card_envs.core.batched import (
     play_turns,
 )
 from card_envs.core.game import check_choice, check_int
-from card_envs.core.gym_env import LEARNER, check_learner_seats, opponents_per_seat
+from card_envs.core.gym_env import check_learner_seats, is_learner, opponents_per_seat
 from card_envs.registry import load_spec
 from card_envs.vector.selfplay import Player
 
@@ -118,7 +118,7 @@ class CardVectorEnv(VectorEnv):
     def _known(self, entry: Any) -> Any:
         """``entry`` if it is a Player, ``"learner"`` or a batched agent's name; ValueError
         otherwise."""
-        if not isinstance(entry, Player) and not (isinstance(entry, str) and entry == LEARNER):
+        if not isinstance(entry, Player) and not is_learner(entry):
             self.engine.agent_index(entry)  # raises, listing the agents
         return entry
 
