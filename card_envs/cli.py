@@ -382,6 +382,10 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--games", type=int,
                    help="games per agent, duplicate deals per pair or games per lineup "
                         "(default: the setting's own)")
+    p.add_argument("--batched-games", type=int, metavar="GAMES",
+                   help="as many for a match whose every agent has a batched form (rule "
+                        "agents, a trained model), which the twin plays at once (default: "
+                        "the setting's own; --games alone sets both)")
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--quick", action="store_true",
                    help=f"a smoke test: {ladder_quick_games()} games per match, search agents "

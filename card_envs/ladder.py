@@ -21,6 +21,12 @@ How agents meet, by the shape of the game:
 - free for all (Palace; Thirty-One with 3 or more players): every set of
   ``num_players`` different agents plays, seats rotated game by game.
 
+A setting may give a match whose every agent has a batched form (the rule agents, a trained
+model) more games than the others (``batched_games``, ``--batched-games``): the twin plays
+them at once, for little time, and they narrow the intervals of the agents such matches
+rate, the shipped model and the rule agents among them, where the search agents' matches
+(game by game) keep the setting's ``games``.
+
 Ratings are OpenSkill's Plackett-Luce model (no drift: ``tau=0``) fitted by one pass over
 every game in a seeded random order; the interval is mu +- 1.96 sigma. Game g of a match
 between a lineup draws its deal from ``default_rng([seed, match, g, 0])`` and its agents'
@@ -63,13 +69,22 @@ class Setting:
     """One ladder of docs/ladder.md: a game, its rules arguments and how many games to play.
 
     ``games``: games per agent (one player), duplicate deals per pair of agents (two
-    players) or games per lineup (teams, free for all).
+    players) or games per lineup (teams, free for all). ``batched_games``: as many for a
+    match whose every agent has a batched form (the rule agents, a trained model: the twin
+    plays all its games at once), where more games cost little and narrow the intervals
+    of the agents a search-free match rates; None: ``games``.
     """
 
     env_name: str
     game_args: dict[str, Any]
     games: int
     title: str
+    batched_games: int | None = None
+
+    @property
+    def games_batched(self) -> int:
+        """Games of a match whose every agent has a batched form."""
+        return self.games if self.batched_games is None else self.batched_games
 
     @property
     def key(self) -> str:
@@ -79,7 +94,19 @@ class Setting:
     def command(self, seed: int = 0) -> str:
         """The command that runs this setting and writes its part of the docs."""
         sets = "".join(f" --set {k}={v}" for k, v in self.game_args.items())
-        return f"card-envs ladder {self.env_name}{sets} --games {self.games} --seed {seed} --write"
+        more = "" if self.games_batched == self.games else f" --batched-games {self.games_batched}"
+        return (f"card-envs ladder {self.env_name}{sets} --games {self.games}{more} "
+                f"--seed {seed} --write")
+
+    def with_games(self, games: int | None, batched_games: int | None = None) -> Setting:
+        """This setting with other game counts: ``games`` (None: its own) and
+        ``batched_games`` (None: its own when ``games`` is None, else ``games``)."""
+        if games is None and batched_games is None:
+            return self
+        if batched_games is None:
+            batched_games = self.batched_games if games is None else None
+        return Setting(self.env_name, self.game_args, self.games if games is None else games,
+                       self.title, batched_games)
 
 
 SETTINGS: tuple[Setting, ...] = (
@@ -87,7 +114,7 @@ SETTINGS: tuple[Setting, ...] = (
     Setting("ninety_eight_cards_v0", {}, 2000, "98 Cards, standard rules (The Game, solo)"),
     Setting("ninety_eight_cards_v0", {"rules": "original"}, 2000, "98 Cards, original rules"),
     Setting("thirty_one_v0", {"num_players": 2}, 100, "Thirty-One, 2 players"),
-    Setting("palace_v0", {}, 100, "Palace, 3 players"),
+    Setting("palace_v0", {}, 100, "Palace, 3 players", 1000),
     Setting("literature_v0", {"rules": "original"}, 100, "Literature, 4 players, original rules"),
     Setting("literature_v0", {}, 100, "Literature, 6 players, standard rules"),
 )
@@ -301,6 +328,12 @@ class _Games:
                  key: str, roster: Roster, scalar: bool = False):
         self.spec, self.game, self.seed, self.records, self.key = spec, game, seed, records, key
         self.roster, self.scalar = roster, scalar
+        self._made_forms: dict[str, Any] = {}  # name -> batched form, or None (has none)
+
+    def batchable(self, names: Sequence[str]) -> bool:
+        """Whether every agent of ``names`` has a batched form (whether or not ``scalar``
+        asks for the games one by one: a match plays as many games either way)."""
+        return self._forms(set(names)) is not None
 
     def play_match(self, plan: Sequence[tuple[Sequence[str], int, int]], match: int) -> list:
         """The records of the games of ``plan`` (seat names, game g, replay) of ``match``."""
@@ -328,10 +361,12 @@ class _Games:
 
         forms = {}
         for name in sorted(names):
-            form = batched_form(self.spec, name, self.roster.seats(name, 1)[0].agent, self.seed)
-            if form is None:
+            if name not in self._made_forms:
+                self._made_forms[name] = batched_form(
+                    self.spec, name, self.roster.seats(name, 1)[0].agent, self.seed)
+            if self._made_forms[name] is None:
                 return None
-            forms[name] = form
+            forms[name] = self._made_forms[name]
         return forms
 
     def _keeper(self, plan, match: int, contestants: list[str]):
@@ -397,7 +432,10 @@ def run_ladder(
     ``records``, every game is written there as a record (card_envs/records.py)."""
     spec = load_spec(setting.env_name)
     game = spec.make_game(**setting.game_args)
-    games = (QUICK_GAMES if quick else setting.games) if games is None else games
+    if quick and games is None:
+        games = QUICK_GAMES
+    setting_ = setting.with_games(games)
+    games, games_batched = setting_.games, setting_.games_batched
     notes: list[str] = []
     if names is None:
         names, note = with_best(spec, game, agent_names(spec, quick))
@@ -425,9 +463,10 @@ def run_ladder(
     for m, lineup in enumerate(lineups):
         if log is not None:
             log(f"{setting.key}: match {m + 1}/{len(lineups)}: {' vs '.join(lineup)}")
-        plan = match_plan(kind, lineup, games, n)
+        count = games_batched if games_batched != games and games_.batchable(lineup) else games
+        plan = match_plan(kind, lineup, count, n)
         recs = iter(games_.play_match(plan, m))
-        for g in range(games):
+        for g in range(count):
             if kind == "solo":
                 rec = next(recs)
                 tallies[lineup[0]].add(float(rec.payoffs[0]), float(rec.scores[0]))
@@ -472,7 +511,7 @@ def run_ladder(
             f"{games} deals x 2 seats against the `solver` agent (95% CI)."
         )
     return LadderResult(
-        setting, kind, n, rows, len(lineups), played, seed, time.perf_counter() - start, notes
+        setting_, kind, n, rows, len(lineups), played, seed, time.perf_counter() - start, notes
     )
 
 
@@ -614,8 +653,10 @@ def section_lines(result: LadderResult, img: str | None) -> list[str]:
     lines = [
         f"## {s.title} (`{s.key}`)",
         "",
-        f"Command: `{s.command(result.seed)}`. {s.games} {unit}; {result.matches} matches, "
-        f"{result.games} games in all.",
+        f"Command: `{s.command(result.seed)}`. {s.games} {unit}"
+        + (f" ({s.games_batched} where the twin plays every agent of the match at once)"
+           if s.games_batched != s.games else "")
+        + f"; {result.matches} matches, {result.games} games in all.",
         "",
         *result.table(),
     ]
@@ -745,15 +786,17 @@ def _order_sections(text: str) -> str:
 
 
 # --- command line --------------------------------------------------------------------------
-def setting_for(game: str, game_args: dict[str, Any], games: int | None) -> Setting:
-    """The SETTINGS entry for ``game`` with ``game_args``, or a new one."""
+def setting_for(game: str, game_args: dict[str, Any], games: int | None,
+                batched_games: int | None = None) -> Setting:
+    """The SETTINGS entry for ``game`` with ``game_args``, or a new one; with other game
+    counts where they are given (``Setting.with_games``)."""
     spec = load_spec(game)
     for s in SETTINGS:
         if s.env_name == spec.env_name and s.game_args == game_args:
-            return s if games is None else Setting(s.env_name, s.game_args, games, s.title)
+            return s.with_games(games, batched_games)
     args = ", ".join(f"{k}={v!r}" for k, v in game_args.items())
     title = f"{spec.env_name}" + (f" ({args})" if args else "")
-    return Setting(spec.env_name, dict(game_args), games or 40, title)
+    return Setting(spec.env_name, dict(game_args), games or 40, title, batched_games)
 
 
 def main(args: argparse.Namespace, game_args: dict[str, Any]) -> int:
@@ -762,15 +805,16 @@ def main(args: argparse.Namespace, game_args: dict[str, Any]) -> int:
         raise ValueError("--write needs the full ladder: leave out --quick")
     if args.write and args.agents:
         raise ValueError("--write needs every agent: leave out --agents")
+    batched_games = getattr(args, "batched_games", None)
+    for flag, value in (("--games", args.games), ("--batched-games", batched_games)):
+        if value is not None and value < 1:
+            raise ValueError(f"{flag} {value}: give a positive number of games")
     if args.game == "all":
         if game_args:
             raise ValueError("--set cannot go with 'all': each setting has its own rules")
-        settings = [
-            s if args.games is None else Setting(s.env_name, s.game_args, args.games, s.title)
-            for s in SETTINGS
-        ]
+        settings = [s.with_games(args.games, batched_games) for s in SETTINGS]
     else:
-        settings = [setting_for(args.game, game_args, args.games)]
+        settings = [setting_for(args.game, game_args, args.games, batched_games)]
     log = (lambda text: print(text, file=sys.stderr, flush=True)) if args.verbose else None
     records = RecordWriter(args.record) if getattr(args, "record", None) else None
     try:

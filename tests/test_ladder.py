@@ -201,6 +201,36 @@ def test_matches_on_the_twin_are_the_games_of_the_scalar_ladder(key):
         assert batched.rating == scalar.rating
 
 
+def test_matches_of_batched_agents_play_their_own_number_of_games():
+    """``batched_games``: a match whose every agent has a batched form plays that many games,
+    the others ``games``; the same tallies and ratings when every match is played game by
+    game; the command and the section say both numbers."""
+    pytest.importorskip("numba", reason="the twins are compiled with numba (the test extra)")
+    from card_envs.ladder import section_lines, setting_for
+
+    setting = setting_for("simple_tricks", {}, 3, 8)
+    assert setting.command() == ("card-envs ladder simple_tricks_v0 --games 3 --batched-games 8 "
+                                 "--seed 0 --write")
+    names = ["random", "heuristic", "solver"]  # the solver has no batched form
+    runs = [run_ladder(setting, names=names, scalar=scalar) for scalar in (False, True)]
+    games = {r.name: r.tally.games for r in runs[0].rows}
+    assert games == {"solver": 3 + 3, "random": 8 + 3, "heuristic": 8 + 3}
+    assert runs[0].games == 2 * (8 + 3 + 3)
+    for batched, scalar in zip(runs[0].rows, runs[1].rows, strict=True):
+        assert batched.name == scalar.name and batched.rating == scalar.rating
+        assert batched.tally.summary() == scalar.tally.summary()
+    line = section_lines(runs[0], None)[2]
+    assert "3 duplicate deals (two games) per pair of agents (8 where the twin plays" in line
+    assert setting.with_games(5).games_batched == 5  # --games alone sets both
+    assert setting.with_games(None) is setting
+
+
+def test_ladder_command_rejects_a_count_of_no_games(capsys):
+    assert cli_main(["ladder", "simple_tricks", "--batched-games", "0"]) == 2
+    err = capsys.readouterr().err
+    assert "--batched-games 0: give a positive number of games" in err and err.count("\n") == 1
+
+
 def test_standing_of_a_solo_game_compares_mean_scores():
     from card_envs.core.evaluation import Tally
     from card_envs.ladder import LadderResult, Row, standing
