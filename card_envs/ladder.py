@@ -113,7 +113,7 @@ SETTINGS: tuple[Setting, ...] = (
     Setting("simple_tricks_v0", {}, 100, "Simple tricks (N = 10)"),
     Setting("ninety_eight_cards_v0", {}, 2000, "98 Cards, standard rules (The Game, solo)"),
     Setting("ninety_eight_cards_v0", {"rules": "original"}, 2000, "98 Cards, original rules"),
-    Setting("thirty_one_v0", {"num_players": 2}, 100, "Thirty-One, 2 players"),
+    Setting("thirty_one_v0", {"num_players": 2}, 100, "Thirty-One, 2 players", 1000),
     Setting("palace_v0", {}, 100, "Palace, 3 players", 1000),
     Setting("literature_v0", {"rules": "original"}, 100, "Literature, 4 players, original rules"),
     Setting("literature_v0", {}, 100, "Literature, 6 players, standard rules"),
