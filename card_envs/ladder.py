@@ -328,11 +328,13 @@ class _Games:
                  key: str, roster: Roster, scalar: bool = False):
         self.spec, self.game, self.seed, self.records, self.key = spec, game, seed, records, key
         self.roster, self.scalar = roster, scalar
-        self._made_forms: dict[str, Any] = {}  # name -> batched form, or None (has none)
+        self._has_form: dict[str, bool] = {}  # whether a name has a batched form
 
     def batchable(self, names: Sequence[str]) -> bool:
         """Whether every agent of ``names`` has a batched form (whether or not ``scalar``
         asks for the games one by one: a match plays as many games either way)."""
+        if all(name in self._has_form for name in names):
+            return all(self._has_form[name] for name in names)
         return self._forms(set(names)) is not None
 
     def play_match(self, plan: Sequence[tuple[Sequence[str], int, int]], match: int) -> list:
@@ -361,12 +363,13 @@ class _Games:
 
         forms = {}
         for name in sorted(names):
-            if name not in self._made_forms:
-                self._made_forms[name] = batched_form(
-                    self.spec, name, self.roster.seats(name, 1)[0].agent, self.seed)
-            if self._made_forms[name] is None:
+            if self._has_form.get(name) is False:
                 return None
-            forms[name] = self._made_forms[name]
+            form = batched_form(self.spec, name, self.roster.seats(name, 1)[0].agent, self.seed)
+            self._has_form[name] = form is not None
+            if form is None:
+                return None
+            forms[name] = form
         return forms
 
     def _keeper(self, plan, match: int, contestants: list[str]):
