@@ -80,11 +80,11 @@ def check_learner_seats(game: Game, chosen: Sequence[Any]) -> list[int]:
     offsets = [k for k, entry in enumerate(chosen) if is_learner(entry)]
     if not offsets:
         return offsets
-    mates = [p - 1 for p in teammate_places(game)]
-    bad = [k for k in offsets if k not in mates]
+    places = teammate_places(game)
+    bad = [k for k in offsets if k + 1 not in places]
     if bad:
-        where = (f"the seats {', '.join(str(k + 1) for k in mates)} places after the learner's"
-                 if mates else "none in this game (it has no teams)")
+        where = (f"the seats {', '.join(map(str, places))} places after the learner's"
+                 if places else "none in this game (it has no teams)")
         raise ValueError(
             f"opponent: {LEARNER!r} (the learner plays that seat too) is only for the "
             f"learner's teammates: {where}; got it for the seat {bad[0] + 1} places after"
