@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import os
+
 import numpy as np
 import pytest
 
@@ -9,6 +11,12 @@ import card_envs  # noqa: F401  (registers the games)
 from card_envs.registry import env_names, load_spec
 
 ENV_NAMES = env_names()
+
+# pytest-xdist runs the tests in one process per core (pyproject's addopts: ``-n auto``): torch
+# in each on one thread, unless the user set OMP_NUM_THREADS (two workers of two threads each
+# would fight over a 2-core machine). Set before any test module imports torch.
+if os.environ.get("PYTEST_XDIST_WORKER"):
+    os.environ.setdefault("OMP_NUM_THREADS", "1")
 
 
 def variants(name: str) -> list[dict]:

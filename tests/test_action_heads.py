@@ -120,6 +120,52 @@ def test_ninety_eight_cards_facts_count_the_live_cards_a_move_shuts_out():
         assert facts[action, 2 + 7].item() * 20 == pytest.approx(between * sign)
 
 
+@pytest.mark.parametrize("game_args", [{}, {"rules": "original"}])
+def test_ninety_eight_cards_home_facts_are_the_experts_counting(game_args):
+    from card_envs.ninety_eight_cards.expert import TurnPlanner, alive_cards, home_masks
+
+    game, obs, views = _observations("ninety_eight_cards_v0", game_args, games=3, seed=11)
+    features = make_features("ninety_eight_cards_v0", game_args, "default", facts="homes")
+    base = make_features("ninety_eight_cards_v0", game_args, "default")
+    facts = features(obs)
+    f0 = base.num_features
+    assert th.equal(facts[:, :, :f0], base(obs)), "the basic facts come first"
+    loss = TurnPlanner().loss
+    checked = 0
+    for i, v in enumerate(views):
+        tops = [int(t) for t in v.piles]
+        masks = home_masks(tops)
+        alive = alive_cards(v)
+        dead = (alive & masks[0]).bit_count()
+        costs = []
+        for action in np.flatnonzero(v.legal[:32]):
+            pile, slot = divmod(int(action), 8)
+            top, card = tops[pile], int(v.slots[slot])
+            rest = alive & ~(1 << card)
+            low, high = min(top, card), max(top, card)
+            between = rest & ((1 << high) - (2 << low))
+            by_homes = [(between & m).bit_count() for m in masks]
+            tens = abs(card - top) == 10 and (card < top) == (pile < 2)
+            lost = [0] * 4 if tens else by_homes[1:]
+            back = by_homes[:4] if tens else [0] * 4
+            cost = (sum(loss[h] * lost[h - 1] for h in range(1, 5))
+                    - sum(loss[h + 1] * back[h] for h in range(4)))
+            own = next(h for h, m in enumerate(masks) if m >> card & 1)
+            row = facts[i, action, f0:].numpy()
+            np.testing.assert_allclose(row[:8] * 4, lost + back, atol=1e-5)
+            np.testing.assert_allclose(row[8] * 10, cost, atol=1e-4)
+            assert row[9] * 4 == pytest.approx(own) and row[10] * 10 == pytest.approx(dead)
+            assert row[11] * 10 == pytest.approx(dead + lost[0] - back[0] - (own == 0))
+            costs.append(cost)
+            checked += 1
+        if game.standard:
+            end = facts[i, 32, f0:].numpy()
+            assert end[0] * 10 == pytest.approx(dead)
+            assert end[1] * 10 == pytest.approx(min(costs) if costs else 0.0, abs=1e-4)
+            assert end[2] == (bool(costs) and min(costs) <= 0)
+    assert checked > 100
+
+
 @pytest.mark.parametrize("env_name,game_args", CASES[::2])
 @pytest.mark.parametrize("algo", ["maskable_ppo", "dqn"])
 def test_per_action_policies_learn_only_legal_actions_and_save_and_load(

@@ -265,7 +265,7 @@ class NinetyEightCardsFeatures(ActionFeatures):
     """
 
     PLAY = 13
-    num_features = 2 + 13
+    num_features = BASIC = 2 + 13
 
     def __init__(self, game: Game, encoder: Encoder):
         super().__init__(game, encoder)
@@ -324,7 +324,7 @@ class NinetyEightCardsFeatures(ActionFeatures):
         ]
         # written into one tensor (a stack along the last axis and the kinds' padding cost
         # a quarter of the forward pass)
-        facts = obs.new_zeros(b, self.num_actions, self.num_features)
+        facts = obs.new_zeros(b, self.num_actions, self.BASIC)
         facts[:, :32, 0] = 1
         facts[:, :32, 2:] = th.stack(play, dim=1).transpose(1, 2)
         if self.standard:
@@ -333,6 +333,74 @@ class NinetyEightCardsFeatures(ActionFeatures):
             facts[:, 32, 3] = self.piece(obs, "min_play", 1)[:, 0]
             facts[:, 32, 4] = self.piece(obs, "draw_pile", 1)[:, 0]
         return facts
+
+
+class NinetyEightCardsHomeFeatures(NinetyEightCardsFeatures):
+    """98 Cards' facts (``NinetyEightCardsFeatures``) and, after them, the `expert`'s counting
+    of homes (``facts: homes`` in the policy's arguments; ``expert.py``'s ``TurnPlanner``).
+
+    A card's homes are the piles that take it directly (no tens trick): its count of them,
+    from the pile tops, for every card still to be played (in the draw pile or my hand). A
+    play: the live cards it jumps over by the homes each has before the move (1 to 4: with
+    one, the move takes its last home), those a tens trick lets back by their homes before
+    it (0 to 3), the expert's cost of the move (those counts weighted 3.0, 1.5, 0.7, 0.3 per
+    home lost or won back, as ``TurnPlanner.skip_cost`` and ``reopen_gain``), the homes of
+    the card played, the live cards that no pile takes now and after the move. End turn: the
+    live cards no pile takes now, the cheapest cost among the legal plays and whether one
+    costs nothing.
+    """
+
+    EXTRA = 12
+    num_features = NinetyEightCardsFeatures.BASIC + EXTRA
+    WEIGHTS = (0.0, 3.0, 1.5, 0.7, 0.3)  # expert.TurnPlanner's loss per home, from none
+
+    def forward(self, obs: th.Tensor) -> th.Tensor:
+        base = super().forward(obs)
+        b = obs.shape[0]
+        piles = th.round(self.piece(obs, "piles", 4) * 100)
+        hand = th.round(self.piece(obs, "hand", 8) * 100)
+        live = th.zeros(b, 102, dtype=obs.dtype, device=obs.device)
+        live.scatter_(1, hand.long(), 1.0)
+        live[:, 0] = 0
+        live[:, 2:100] += self.piece(obs, "in_draw_pile", 98)
+        values = th.arange(102, dtype=obs.dtype, device=obs.device)
+        homes = ((values > piles[:, 0:1]).to(obs.dtype) + (values > piles[:, 1:2])
+                 + (values < piles[:, 2:3]) + (values < piles[:, 3:4]))  # (B, 102)
+        # cum[h][:, v]: live cards up to v with h homes
+        cum = [(live * (homes == h)).cumsum(1) for h in range(5)]
+        top, card = piles.repeat_interleave(8, dim=1), hand.repeat(1, 4)
+        up = self.ascends.expand(b, -1)
+        sign = 2 * up - 1
+        jump = (card - top) * sign
+        filled = (card > 0).to(obs.dtype)
+        forward, tens = (jump > 0).to(obs.dtype) * filled, (jump == -10).to(obs.dtype) * filled
+        low, high = th.minimum(top, card).long(), (th.maximum(top, card) - 1).clamp(min=0).long()
+
+        def between(c):  # live cards strictly between the top and the card
+            return (c.gather(1, high) - c.gather(1, low)).clamp(min=0)
+
+        counts = [between(c) for c in cum]
+        lost = [counts[h] * forward for h in range(1, 5)]
+        reopened = [counts[h] * tens for h in range(4)]
+        w = self.WEIGHTS
+        cost = (sum(w[h] * lost[h - 1] for h in range(1, 5))
+                - sum(w[h + 1] * reopened[h] for h in range(4)))
+        own = homes.gather(1, card.long()) * filled
+        dead = (live * (homes == 0)).sum(1, keepdim=True)  # (B, 1)
+        dead_after = dead + lost[0] - reopened[0] - (own == 0).to(obs.dtype) * filled
+        legal = forward + tens
+        extra = obs.new_zeros(b, self.num_actions, self.EXTRA)
+        extra[:, :32] = th.stack([
+            *(x / 4 for x in lost), *(x / 4 for x in reopened), cost / 10, own / 4,
+            dead.expand(-1, 32) / 10, dead_after * filled / 10,
+        ], dim=2)
+        if self.standard:
+            cheapest = th.where(legal > 0, cost, th.full_like(cost, 1e4)).min(1).values
+            cheapest = th.where(cheapest > 1e3, th.zeros_like(cheapest), cheapest)
+            extra[:, 32, 0] = dead[:, 0] / 10
+            extra[:, 32, 1] = cheapest / 10
+            extra[:, 32, 2] = ((cheapest <= 0) & (legal.sum(1) > 0)).to(obs.dtype)
+        return th.cat([base, extra], dim=2)
 
 
 class SimpleTricksFeatures(ActionFeatures):
@@ -515,3 +583,4 @@ FACT_SETS: dict[str, dict[str, type[ActionFeatures]]] = {
     name: {"basic": cls} for name, cls in FEATURES.items()
 }
 FACT_SETS["literature"]["beliefs"] = LiteratureBeliefFeatures
+FACT_SETS["ninety_eight_cards"]["homes"] = NinetyEightCardsHomeFeatures
