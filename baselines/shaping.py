@@ -49,6 +49,27 @@ def _pile_room(layout: Layout, obs: np.ndarray) -> np.ndarray:
     return ((99 - tops[:, :2]).sum(1) + (tops[:, 2:] - 2).sum(1)) / 5.0
 
 
+# what a live card costs by its homes (piles that take it directly): 0 to 4 homes; each step
+# down costs the expert planner's weight for that home (3.0, 1.5, 0.7, 0.3: expert.py)
+HOME_COST = np.array([5.5, 2.5, 1.0, 0.3, 0.0])
+
+
+def _homes(layout: Layout, obs: np.ndarray) -> np.ndarray:
+    """98 Cards: minus the expert's cost of the cards still to play (draw pile and hand) by
+    their homes, the piles that still take each directly: a card with four costs nothing, one
+    with none 5.5 (expert.py's TurnPlanner counts a play's cost as the change of this sum)."""
+    tops = np.round(_piece(layout, obs, "piles") * 100)
+    hand = np.round(_piece(layout, obs, "hand") * 100).astype(np.int64)
+    live = np.zeros((len(obs), 102))
+    live[:, 2:100] = _piece(layout, obs, "in_draw_pile")
+    np.put_along_axis(live, hand, 1.0, axis=1)
+    live[:, 0] = 0.0
+    values = np.arange(102)
+    homes = ((values > tops[:, 0:1]).astype(np.int64) + (values > tops[:, 1:2])
+             + (values < tops[:, 2:3]) + (values < tops[:, 3:4]))
+    return -(live * HOME_COST[homes]).sum(1)
+
+
 def _half_suit_lead(layout: Layout, obs: np.ndarray) -> np.ndarray:
     """Literature: half-suits my team has scored minus the opponents', / 8."""
     outcome = _piece(layout, obs, "half_suits").reshape(len(obs), 8, 3)
@@ -59,6 +80,8 @@ def _half_suit_lead(layout: Layout, obs: np.ndarray) -> np.ndarray:
 POTENTIALS: dict[str, Callable[[Layout, np.ndarray], np.ndarray]] = {
     # 98 Cards: the room left on the piles, which every jump spends and a tens trick wins back
     "pile_room": _pile_room,
+    # 98 Cards: the cards still to play by how many piles take each (the expert's counting)
+    "homes": _homes,
     # Thirty-One: how good my hand is (a hand's score is what a showdown compares)
     "hand_score": _hand_score,
     # Thirty-One: the lives race, paid at every showdown rather than only at the match's end

@@ -115,8 +115,9 @@ SETTINGS: tuple[Setting, ...] = (
     Setting("ninety_eight_cards_v0", {"rules": "original"}, 2000, "98 Cards, original rules"),
     Setting("thirty_one_v0", {"num_players": 2}, 100, "Thirty-One, 2 players", 1000),
     Setting("palace_v0", {}, 100, "Palace, 3 players", 1000),
-    Setting("literature_v0", {"rules": "original"}, 100, "Literature, 4 players, original rules"),
-    Setting("literature_v0", {}, 100, "Literature, 6 players, standard rules"),
+    Setting("literature_v0", {"rules": "original"}, 100, "Literature, 4 players, original rules",
+            1000),
+    Setting("literature_v0", {}, 100, "Literature, 6 players, standard rules", 1000),
 )
 QUICK_GAMES = 2
 

@@ -51,6 +51,8 @@ def test_opponent_shares_follow_the_list_and_add_up():
     ("thirty_one_v0", {"num_players": 2}, "lives_lead_and_hand"),
     ("thirty_one_v0", {"num_players": 4}, "lives_lead"),
     ("ninety_eight_cards_v0", {}, "pile_room"),
+    ("ninety_eight_cards_v0", {}, "homes"),
+    ("ninety_eight_cards_v0", {"rules": "original"}, "homes"),
     ("literature_v0", {}, "half_suit_lead"),
 ])
 def test_potentials_read_from_observations_are_the_views_own(env_name, kwargs, potential):
@@ -61,6 +63,14 @@ def test_potentials_read_from_observations_are_the_views_own(env_name, kwargs, p
     def from_view(view) -> float:
         if potential == "pile_room":
             return sum(99 - t if k < 2 else t - 2 for k, t in enumerate(view.piles.tolist())) / 5
+        if potential == "homes":  # the expert's weights per home lost, summed from four homes
+            from card_envs.ninety_eight_cards.expert import TurnPlanner, alive_cards, home_masks
+
+            weights = TurnPlanner().loss[1:]  # from the last home to the fourth
+            cost = [sum(weights[h:]) for h in range(5)]  # a card with h homes
+            alive = alive_cards(view)
+            return -sum(cost[h] * (alive & mask).bit_count()
+                        for h, mask in enumerate(home_masks([int(t) for t in view.piles])))
         if potential == "half_suit_lead":
             mine = view.score[view.player % 2]
             return (mine - view.score[1 - view.player % 2]) / 8.0
