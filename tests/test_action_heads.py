@@ -166,6 +166,60 @@ def test_ninety_eight_cards_home_facts_are_the_experts_counting(game_args):
     assert checked > 100
 
 
+def _expert_cost(tops: list[int], alive: int, pile: int, card: int) -> float:
+    """expert.py's counting of one legal play, by hand: the live cards it jumps over by
+    their homes, less those a tens trick lets back."""
+    from card_envs.ninety_eight_cards.expert import TurnPlanner, home_masks
+
+    loss, masks = TurnPlanner().loss, home_masks(tops)
+    top = tops[pile]
+    rest = alive & ~(1 << card)
+    low, high = min(top, card), max(top, card)
+    by_homes = [(rest & ((1 << high) - (2 << low)) & m).bit_count() for m in masks]
+    if abs(card - top) == 10 and (card < top) == (pile < 2):  # the tens trick
+        return -sum(loss[h + 1] * by_homes[h] for h in range(4))
+    return sum(loss[h] * by_homes[h] for h in range(1, 5))
+
+
+@pytest.mark.parametrize("game_args", [{}, {"rules": "original"}])
+def test_ninety_eight_cards_plan_facts_look_one_play_ahead(game_args):
+    from card_envs.ninety_eight_cards.expert import alive_cards, fits
+
+    game, obs, views = _observations("ninety_eight_cards_v0", game_args, games=2, seed=5)
+    features = make_features("ninety_eight_cards_v0", game_args, "default", facts="plans")
+    homes = make_features("ninety_eight_cards_v0", game_args, "default", facts="homes")
+    facts = features(obs)
+    f0 = homes.num_features
+    assert facts.shape[2] == f0 + 5
+    assert th.equal(facts[:, :, :f0], homes(obs)), "the homes facts come first"
+    checked = 0
+    for i, v in enumerate(views):
+        tops = [int(t) for t in v.piles]
+        alive = alive_cards(v)
+        hand = [int(c) for c in v.slots]
+        for action in np.flatnonzero(v.legal[:32]):
+            pile, slot = divmod(int(action), 8)
+            card = hand[slot]
+            after = list(tops)
+            after[pile] = card
+            rest = alive & ~(1 << card)
+            nxt = [_expert_cost(after, rest, q, c)
+                   for s2, c in enumerate(hand) if c and s2 != slot
+                   for q in range(4) if fits(q, after[q], c)]
+            row = facts[i, action, f0:].numpy()
+            assert row[0] * 8 == pytest.approx(len(nxt))
+            assert row[1] == (not nxt)
+            least = min(nxt) if nxt else 0.0
+            assert row[2] * 10 == pytest.approx(least, abs=1e-4)
+            assert row[3] * 4 == pytest.approx(sum(c <= 0 for c in nxt))
+            own = _expert_cost(tops, alive, pile, card)
+            assert row[4] * 10 == pytest.approx(own + least, abs=1e-4)
+            checked += 1
+        if game.standard:
+            assert not facts[i, 32, f0:].any(), "ending the turn has no plan facts"
+    assert checked > 100
+
+
 @pytest.mark.parametrize("env_name,game_args", CASES[::2])
 @pytest.mark.parametrize("algo", ["maskable_ppo", "dqn"])
 def test_per_action_policies_learn_only_legal_actions_and_save_and_load(

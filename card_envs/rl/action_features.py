@@ -355,25 +355,63 @@ class NinetyEightCardsHomeFeatures(NinetyEightCardsFeatures):
     WEIGHTS = (0.0, 3.0, 1.5, 0.7, 0.3)  # expert.TurnPlanner's loss per home, from none
 
     def forward(self, obs: th.Tensor) -> th.Tensor:
-        base = super().forward(obs)
-        b = obs.shape[0]
+        return self.home_facts(obs)[0]
+
+    def position(self, obs: th.Tensor) -> tuple[th.Tensor, th.Tensor, th.Tensor]:
+        """Pile tops (B, 4), hand (B, 8; 0 = an empty slot) and live cards (B, 102)."""
         piles = th.round(self.piece(obs, "piles", 4) * 100)
         hand = th.round(self.piece(obs, "hand", 8) * 100)
-        live = th.zeros(b, 102, dtype=obs.dtype, device=obs.device)
+        live = th.zeros(obs.shape[0], 102, dtype=obs.dtype, device=obs.device)
         live.scatter_(1, hand.long(), 1.0)
         live[:, 0] = 0
         live[:, 2:100] += self.piece(obs, "in_draw_pile", 98)
-        values = th.arange(102, dtype=obs.dtype, device=obs.device)
-        homes = ((values > piles[:, 0:1]).to(obs.dtype) + (values > piles[:, 1:2])
-                 + (values < piles[:, 2:3]) + (values < piles[:, 3:4]))  # (B, 102)
+        return piles, hand, live
+
+    def home_facts(self, obs: th.Tensor) -> tuple[th.Tensor, tuple, dict]:
+        """The facts, the position (``position``) and its plays' counting (``moves``)."""
+        base = super().forward(obs)
+        b = obs.shape[0]
+        piles, hand, live = here = self.position(obs)
+        m = self.moves(piles, hand, live)
+        lost, reopened, cost, legal = m["lost"], m["reopened"], m["cost"], m["legal"]
+        dead, own, filled = m["dead"], m["own"], m["filled"]
+        dead_after = dead + lost[0] - reopened[0] - (own == 0).to(obs.dtype) * filled
+        extra = obs.new_zeros(b, self.num_actions, self.EXTRA)
+        extra[:, :32] = th.stack([
+            *(x / 4 for x in lost), *(x / 4 for x in reopened), cost / 10, own / 4,
+            dead.expand(-1, 32) / 10, dead_after * filled / 10,
+        ], dim=2)
+        if self.standard:
+            cheapest = self.cheapest(cost, legal)
+            extra[:, 32, 0] = dead[:, 0] / 10
+            extra[:, 32, 1] = cheapest / 10
+            extra[:, 32, 2] = ((cheapest <= 0) & (legal.sum(1) > 0)).to(obs.dtype)
+        return th.cat([base, extra], dim=2), here, m
+
+    @staticmethod
+    def cheapest(cost: th.Tensor, legal: th.Tensor) -> th.Tensor:
+        """The least cost among the legal plays of each row, 0 where none is legal."""
+        least = th.where(legal > 0, cost, th.full_like(cost, 1e4)).min(1).values
+        return th.where(least > 1e3, th.zeros_like(least), least)
+
+    def moves(self, piles: th.Tensor, hand: th.Tensor, live: th.Tensor) -> dict:
+        """The `expert`'s counting for every play 8p + s of rows of pile tops (R, 4), hands
+        (R, 8; 0 = an empty slot) and live cards (R, 102): ``lost[h-1]`` (live cards jumped
+        over that had h homes), ``reopened[h]`` (let back by a tens trick, h homes before),
+        ``cost``, ``own`` (the card's homes), ``legal`` and ``filled`` (R, 32 each), and
+        ``dead`` (live cards no pile takes, (R, 1))."""
+        r, dtype = piles.shape[0], piles.dtype
+        values = th.arange(102, dtype=dtype, device=piles.device)
+        homes = ((values > piles[:, 0:1]).to(dtype) + (values > piles[:, 1:2])
+                 + (values < piles[:, 2:3]) + (values < piles[:, 3:4]))  # (R, 102)
         # cum[h][:, v]: live cards up to v with h homes
         cum = [(live * (homes == h)).cumsum(1) for h in range(5)]
         top, card = piles.repeat_interleave(8, dim=1), hand.repeat(1, 4)
-        up = self.ascends.expand(b, -1)
+        up = self.ascends.expand(r, -1)
         sign = 2 * up - 1
         jump = (card - top) * sign
-        filled = (card > 0).to(obs.dtype)
-        forward, tens = (jump > 0).to(obs.dtype) * filled, (jump == -10).to(obs.dtype) * filled
+        filled = (card > 0).to(dtype)
+        forward, tens = (jump > 0).to(dtype) * filled, (jump == -10).to(dtype) * filled
         low, high = th.minimum(top, card).long(), (th.maximum(top, card) - 1).clamp(min=0).long()
 
         def between(c):  # live cards strictly between the top and the card
@@ -385,22 +423,79 @@ class NinetyEightCardsHomeFeatures(NinetyEightCardsFeatures):
         w = self.WEIGHTS
         cost = (sum(w[h] * lost[h - 1] for h in range(1, 5))
                 - sum(w[h + 1] * reopened[h] for h in range(4)))
-        own = homes.gather(1, card.long()) * filled
-        dead = (live * (homes == 0)).sum(1, keepdim=True)  # (B, 1)
-        dead_after = dead + lost[0] - reopened[0] - (own == 0).to(obs.dtype) * filled
-        legal = forward + tens
-        extra = obs.new_zeros(b, self.num_actions, self.EXTRA)
-        extra[:, :32] = th.stack([
-            *(x / 4 for x in lost), *(x / 4 for x in reopened), cost / 10, own / 4,
-            dead.expand(-1, 32) / 10, dead_after * filled / 10,
-        ], dim=2)
-        if self.standard:
-            cheapest = th.where(legal > 0, cost, th.full_like(cost, 1e4)).min(1).values
-            cheapest = th.where(cheapest > 1e3, th.zeros_like(cheapest), cheapest)
-            extra[:, 32, 0] = dead[:, 0] / 10
-            extra[:, 32, 1] = cheapest / 10
-            extra[:, 32, 2] = ((cheapest <= 0) & (legal.sum(1) > 0)).to(obs.dtype)
-        return th.cat([base, extra], dim=2)
+        return {"lost": lost, "reopened": reopened, "cost": cost, "legal": forward + tens,
+                "own": homes.gather(1, card.long()) * filled, "filled": filled,
+                "dead": (live * (homes == 0)).sum(1, keepdim=True)}
+
+
+class NinetyEightCardsPlanFeatures(NinetyEightCardsHomeFeatures):
+    """98 Cards' facts with the `expert`'s counting (``NinetyEightCardsHomeFeatures``) and,
+    after them, one play of lookahead in the same counting (``facts: plans``): for a play,
+    the legal plays from the hand that are left after it, the cheapest of their costs (counted
+    on the piles and live cards after the move), those that cost nothing, and the cost of the
+    pair (the move's and the cheapest next one). The `expert` plans whole turns (at least two
+    plays under the standard rules); a policy that decides one card at a time sees here what
+    its first card leaves for the second. A fixed computation over the hand's 32 plays, from
+    the observation alone: no search over hidden cards.
+    """
+
+    PLANS = 5
+    num_features = NinetyEightCardsHomeFeatures.num_features + PLANS
+    # a live card's cost by its homes when a play jumps over it / a tens trick lets it back
+    LOST = (0.0, 3.0, 1.5, 0.7, 0.3)
+    BACK = (3.0, 1.5, 0.7, 0.3, 0.0)
+
+    def __init__(self, game: Game, encoder: Encoder):
+        super().__init__(game, encoder)
+        self.register_buffer("weights", th.tensor([self.LOST, self.BACK]), persistent=False)
+
+    def forward(self, obs: th.Tensor) -> th.Tensor:
+        facts, (piles, hand, live), m = self.home_facts(obs)
+        b, dtype = obs.shape[0], obs.dtype
+        extra = obs.new_zeros(b, self.num_actions, self.PLANS)
+        # the legal plays only: row r is play a[r] = 8p + s of observation i[r]
+        i, a = m["legal"].nonzero(as_tuple=True)
+        if len(i):
+            pile, slot = a // 8, a % 8
+            card = hand[i, slot]
+            # after the play: pile p's top is the card, slot s is empty, the card not live
+            after_piles = piles[i].scatter(1, pile[:, None], card[:, None])
+            after_hand = hand[i].scatter(1, slot[:, None], 0.0)
+            after_live = live[i].scatter(1, card.long()[:, None], 0.0)
+            nxt, legal = self.costs(after_piles, after_hand, after_live)
+            count = legal.sum(1)
+            least = self.cheapest(nxt, legal)
+            free = ((nxt <= 0) & (legal > 0)).to(dtype).sum(1)
+            own = m["cost"][i, a]
+            extra[i, a] = th.stack([count / 8, (count == 0).to(dtype), least / 10, free / 4,
+                                    (own + least) / 10], dim=1)
+        return th.cat([facts, extra], dim=2)
+
+    def costs(self, piles: th.Tensor, hand: th.Tensor, live: th.Tensor
+              ) -> tuple[th.Tensor, th.Tensor]:
+        """``moves``' cost and legality of every play 8p + s, (R, 32) each, from two running
+        sums of the live cards weighted by their homes (instead of one per count of homes)."""
+        r, dtype = piles.shape[0], piles.dtype
+        values = th.arange(102, dtype=dtype, device=piles.device)
+        homes = (values > piles[:, 0:1]).to(th.uint8)  # (R, 102), one addition at a time
+        homes += values > piles[:, 1:2]
+        homes += values < piles[:, 2:3]
+        homes += values < piles[:, 3:4]
+        homes = homes.long()
+        cum_lost = (live * th.take(self.weights[0], homes)).cumsum(1)
+        cum_back = (live * th.take(self.weights[1], homes)).cumsum(1)
+        top, card = piles.repeat_interleave(8, dim=1), hand.repeat(1, 4)
+        sign = 2 * self.ascends.expand(r, -1) - 1
+        jump = (card - top) * sign
+        filled = card > 0
+        forward = ((jump > 0) & filled).to(dtype)
+        tens = ((jump == -10) & filled).to(dtype)
+        low, high = th.minimum(top, card).long(), (th.maximum(top, card) - 1).clamp(min=0).long()
+
+        def between(c):  # live cards strictly between the top and the card, weighted
+            return (c.gather(1, high) - c.gather(1, low)).clamp(min=0)
+
+        return between(cum_lost) * forward - between(cum_back) * tens, forward + tens
 
 
 class SimpleTricksFeatures(ActionFeatures):
@@ -584,3 +679,4 @@ FACT_SETS: dict[str, dict[str, type[ActionFeatures]]] = {
 }
 FACT_SETS["literature"]["beliefs"] = LiteratureBeliefFeatures
 FACT_SETS["ninety_eight_cards"]["homes"] = NinetyEightCardsHomeFeatures
+FACT_SETS["ninety_eight_cards"]["plans"] = NinetyEightCardsPlanFeatures
