@@ -17,14 +17,11 @@ view, the second with no memory of the first's moves (neither keeps any).
 from __future__ import annotations
 
 import argparse
-import math
 import sys
-
-import numpy as np
 
 from card_envs.cli import _parse_set
 from card_envs.core.agents import make_agent
-from card_envs.core.evaluation import Z95, _rngs, play_move, wilson
+from card_envs.core.evaluation import Tally, _rngs, play_move
 from card_envs.registry import load_spec
 
 ENV = "ninety_eight_cards_v0"
@@ -46,26 +43,25 @@ def parse_points(text: str) -> list[int]:
 def handoff(first: str, then: str, points: list[int], games: int, seed: int,
             rules: dict | None = None) -> list[dict]:
     """One row per handover point: ``at``, ``games``, ``mean_cards`` with ``cards_low`` and
-    ``cards_high`` (95%), ``wins_rate`` with ``wins_low`` and ``wins_high`` (Wilson)."""
+    ``cards_high`` (95%, within the scores seen), ``wins_rate`` with ``wins_low`` and
+    ``wins_high`` (Wilson), as ``card_envs.core.evaluation.Tally`` reports them."""
     spec = load_spec(ENV)
     game = spec.make_game(**(rules or {}))
     a, b = make_agent(spec, first, game), make_agent(spec, then, game)
     rows = []
     for at in points:
-        cards = np.zeros(games)
+        tally = Tally(f"K={at}")
         for g in range(games):
             game_rng, agent_rng = _rngs(seed, g)
             s = game.init(game_rng)
             while not (s.terminal or s.truncated):
                 play_move(game, s, a if s.played < at else b, game_rng, agent_rng)
-            cards[g] = game.scores(s)[0]
-        won = int((cards == CARDS).sum())
-        half = Z95 * cards.std(ddof=1) / math.sqrt(games) if games > 1 else 0.0
-        low, high = wilson(won, games)
-        rows.append({"at": at, "games": games, "mean_cards": float(cards.mean()),
-                     "cards_low": float(cards.mean() - half),
-                     "cards_high": float(cards.mean() + half),
-                     "wins_rate": won / games, "wins_low": low, "wins_high": high})
+            tally.add(float(game.payoffs(s)[0]), float(game.scores(s)[0]))  # won: all 98
+        cards_low, cards_high = tally.score_interval()
+        wins, wins_low, wins_high = tally.rate("wins")
+        rows.append({"at": at, "games": games, "mean_cards": tally.mean_score,
+                     "cards_low": cards_low, "cards_high": cards_high,
+                     "wins_rate": wins, "wins_low": wins_low, "wins_high": wins_high})
     return rows
 
 

@@ -400,23 +400,10 @@ class NinetyEightCardsHomeFeatures(NinetyEightCardsFeatures):
         over that had h homes), ``reopened[h]`` (let back by a tens trick, h homes before),
         ``cost``, ``own`` (the card's homes), ``legal`` and ``filled`` (R, 32 each), and
         ``dead`` (live cards no pile takes, (R, 1))."""
-        r, dtype = piles.shape[0], piles.dtype
-        values = th.arange(102, dtype=dtype, device=piles.device)
-        homes = ((values > piles[:, 0:1]).to(dtype) + (values > piles[:, 1:2])
-                 + (values < piles[:, 2:3]) + (values < piles[:, 3:4]))  # (R, 102)
+        dtype = piles.dtype
+        homes, card, filled, forward, tens, between = self.geometry(piles, hand)
         # cum[h][:, v]: live cards up to v with h homes
         cum = [(live * (homes == h)).cumsum(1) for h in range(5)]
-        top, card = piles.repeat_interleave(8, dim=1), hand.repeat(1, 4)
-        up = self.ascends.expand(r, -1)
-        sign = 2 * up - 1
-        jump = (card - top) * sign
-        filled = (card > 0).to(dtype)
-        forward, tens = (jump > 0).to(dtype) * filled, (jump == -10).to(dtype) * filled
-        low, high = th.minimum(top, card).long(), (th.maximum(top, card) - 1).clamp(min=0).long()
-
-        def between(c):  # live cards strictly between the top and the card
-            return (c.gather(1, high) - c.gather(1, low)).clamp(min=0)
-
         counts = [between(c) for c in cum]
         lost = [counts[h] * forward for h in range(1, 5)]
         reopened = [counts[h] * tens for h in range(4)]
@@ -424,8 +411,30 @@ class NinetyEightCardsHomeFeatures(NinetyEightCardsFeatures):
         cost = (sum(w[h] * lost[h - 1] for h in range(1, 5))
                 - sum(w[h + 1] * reopened[h] for h in range(4)))
         return {"lost": lost, "reopened": reopened, "cost": cost, "legal": forward + tens,
-                "own": homes.gather(1, card.long()) * filled, "filled": filled,
+                "own": homes.gather(1, card.long()).to(dtype) * filled, "filled": filled,
                 "dead": (live * (homes == 0)).sum(1, keepdim=True)}
+
+    def geometry(self, piles: th.Tensor, hand: th.Tensor) -> tuple:
+        """What ``moves`` and the plan facts' ``costs`` both count from: the homes of every
+        value (R, 102; long), and for every play 8p + s (R, 32 each) its card, ``filled``,
+        ``forward`` (a move along the pile), ``tens`` (a tens trick) and ``between(c)``: the
+        rise of the running sum ``c`` (R, 102) strictly between the pile's top and the card."""
+        r, dtype = piles.shape[0], piles.dtype
+        values = th.arange(102, dtype=dtype, device=piles.device)
+        homes = (values > piles[:, 0:1]).to(th.uint8)  # (R, 102), one addition at a time
+        homes += values > piles[:, 1:2]
+        homes += values < piles[:, 2:3]
+        homes += values < piles[:, 3:4]
+        top, card = piles.repeat_interleave(8, dim=1), hand.repeat(1, 4)
+        jump = (card - top) * (2 * self.ascends.expand(r, -1) - 1)
+        filled = (card > 0).to(dtype)
+        forward, tens = (jump > 0).to(dtype) * filled, (jump == -10).to(dtype) * filled
+        low, high = th.minimum(top, card).long(), (th.maximum(top, card) - 1).clamp(min=0).long()
+
+        def between(c):
+            return (c.gather(1, high) - c.gather(1, low)).clamp(min=0)
+
+        return homes.long(), card, filled, forward, tens, between
 
 
 class NinetyEightCardsPlanFeatures(NinetyEightCardsHomeFeatures):
@@ -442,8 +451,8 @@ class NinetyEightCardsPlanFeatures(NinetyEightCardsHomeFeatures):
     PLANS = 5
     num_features = NinetyEightCardsHomeFeatures.num_features + PLANS
     # a live card's cost by its homes when a play jumps over it / a tens trick lets it back
-    LOST = (0.0, 3.0, 1.5, 0.7, 0.3)
-    BACK = (3.0, 1.5, 0.7, 0.3, 0.0)
+    LOST = NinetyEightCardsHomeFeatures.WEIGHTS
+    BACK = (*LOST[1:], 0.0)
 
     def __init__(self, game: Game, encoder: Encoder):
         super().__init__(game, encoder)
@@ -475,26 +484,9 @@ class NinetyEightCardsPlanFeatures(NinetyEightCardsHomeFeatures):
               ) -> tuple[th.Tensor, th.Tensor]:
         """``moves``' cost and legality of every play 8p + s, (R, 32) each, from two running
         sums of the live cards weighted by their homes (instead of one per count of homes)."""
-        r, dtype = piles.shape[0], piles.dtype
-        values = th.arange(102, dtype=dtype, device=piles.device)
-        homes = (values > piles[:, 0:1]).to(th.uint8)  # (R, 102), one addition at a time
-        homes += values > piles[:, 1:2]
-        homes += values < piles[:, 2:3]
-        homes += values < piles[:, 3:4]
-        homes = homes.long()
+        homes, _, _, forward, tens, between = self.geometry(piles, hand)
         cum_lost = (live * th.take(self.weights[0], homes)).cumsum(1)
         cum_back = (live * th.take(self.weights[1], homes)).cumsum(1)
-        top, card = piles.repeat_interleave(8, dim=1), hand.repeat(1, 4)
-        sign = 2 * self.ascends.expand(r, -1) - 1
-        jump = (card - top) * sign
-        filled = card > 0
-        forward = ((jump > 0) & filled).to(dtype)
-        tens = ((jump == -10) & filled).to(dtype)
-        low, high = th.minimum(top, card).long(), (th.maximum(top, card) - 1).clamp(min=0).long()
-
-        def between(c):  # live cards strictly between the top and the card, weighted
-            return (c.gather(1, high) - c.gather(1, low)).clamp(min=0)
-
         return between(cum_lost) * forward - between(cum_back) * tens, forward + tens
 
 
