@@ -40,6 +40,7 @@ from pettingzoo.utils.env_logger import EnvLogger
 from card_envs.core.dtypes import INT8
 from card_envs.core.encoding import Encoder
 from card_envs.core.game import Game, State
+from card_envs.core.gym_env import check_render_mode
 
 if TYPE_CHECKING:
     from card_envs.core.spec import GameSpec
@@ -78,8 +79,9 @@ class CardGameEnv(AECEnv):
         self.spec = spec
         self.game = game
         self.encoder = encoder
-        self.render_mode = render_mode
         self.metadata = spec.metadata
+        self.render_mode = check_render_mode(render_mode, self.metadata["render_modes"],
+                                             spec.env_name)
         n = game.num_players
         self.possible_agents = [f"player_{i}" for i in range(n)]
         self.agent_name_mapping = {a: i for i, a in enumerate(self.possible_agents)}

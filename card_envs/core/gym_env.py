@@ -29,13 +29,38 @@ from card_envs.core.agents import Agent, make_agent
 from card_envs.core.dtypes import INT8
 from card_envs.core.encoding import Encoder
 from card_envs.core.evaluation import play_until
-from card_envs.core.game import Game, IllegalActionError, State, check_choice, check_int
+from card_envs.core.game import Game, IllegalActionError, State, check_int
 
 if TYPE_CHECKING:
     from card_envs.core.spec import GameSpec
 
 # Deals in which the learner never gets to act are re-dealt; this bounds the retries.
 _MAX_REDEALS = 100
+
+# The render modes Gymnasium knows (its wrappers add "_list" to any of them). A mode the env
+# does not offer gets a warning and no rendering, as Gymnasium's own envs do: SB3's
+# make_vec_env asks every env for "rgb_array" first. Anything else is a typo and raises.
+GYMNASIUM_RENDER_MODES = ("human", "ansi", "rgb_array", "depth_array")
+
+
+def check_render_mode(render_mode: Any, supported: Sequence[str], env: str = "the env") -> Any:
+    """``render_mode`` if ``env`` offers it (or it is None); None, with Gymnasium's warning,
+    for another mode Gymnasium knows; ValueError naming the valid modes for anything else."""
+    if render_mode is None or render_mode in supported:
+        return render_mode
+    known = isinstance(render_mode, str) and render_mode.removesuffix("_list") in \
+        GYMNASIUM_RENDER_MODES
+    offered = ", ".join(repr(m) for m in (None, *supported))
+    if not known:
+        raise ValueError(
+            f"render_mode={render_mode!r} is not valid; choose one of {offered} (Gymnasium's "
+            "other modes, such as 'rgb_array', are accepted with a warning and render nothing)"
+        )
+    gym.logger.warn(
+        f"render_mode={render_mode!r} is not offered by {env} (its modes: {offered}); "
+        "it renders nothing (render_mode=None)"
+    )
+    return None
 
 
 def opponents_per_seat(opponent: Any, others: int, check: Callable[[Any], Any]) -> list[Any]:
@@ -122,7 +147,6 @@ class SingleAgentEnv(gym.Env):
         self.game = game
         self.encoder = encoder
         self.metadata = spec.metadata
-        self.render_mode = render_mode
         if not isinstance(dict_obs, (bool, np.bool_)):
             raise ValueError(f"dict_obs={dict_obs!r} is not valid; choose one of False, True")
         if illegal_reward is not None and not (
@@ -134,7 +158,9 @@ class SingleAgentEnv(gym.Env):
                 f"illegal_reward={illegal_reward!r} is not valid; give a finite number, or None "
                 "to raise IllegalActionError on an illegal action"
             )
-        check_choice("render_mode", render_mode, (None, *spec.metadata["render_modes"]))
+        render_mode = check_render_mode(render_mode, spec.metadata["render_modes"],
+                                        spec.env_name)
+        self.render_mode = render_mode
         self.dict_obs = bool(dict_obs)
         self.illegal_reward = None if illegal_reward is None else float(illegal_reward)
         n = game.num_players

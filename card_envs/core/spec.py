@@ -157,8 +157,7 @@ class GameSpec:
         kwargs = dict(kwargs)
         encoding = kwargs.pop("obs_encoding", "default")
         check_choice("obs_encoding", encoding, tuple(self.encoders))
-        render_mode = kwargs.pop("render_mode", None)
-        check_choice("render_mode", render_mode, (None, *RENDER_MODES))
+        render_mode = kwargs.pop("render_mode", None)  # the env checks it (Gymnasium's rule)
         env_kwargs = {k: kwargs.pop(k) for k in extra if k in kwargs}
         game = self.game_cls(**kwargs)
         encoder = self.encoders[encoding](game)
