@@ -182,6 +182,7 @@ class SingleAgentEnv(gym.Env):
         self.seat = 0 if learner_seat is None else learner_seat
         self.acting = self.seat  # the learner's seat to act (its own or a teammate's)
         self.game_state: State | None = None
+        self._warned_over = False  # action_masks() of an ended episode warns once
 
     def _make_opponents(self, opponent: Any) -> list[Agent | None]:
         # One agent object per seat, so agents with memory never share it.
@@ -241,8 +242,17 @@ class SingleAgentEnv(gym.Env):
         return self._observation(), reward, state.terminal, state.truncated, self._info()
 
     def action_masks(self) -> np.ndarray:
-        """The learner's legal actions as a bool array (all False once the episode is over)."""
-        return self.game.legal_mask(self.game_state).astype(bool)
+        """The learner's legal actions as a bool array (all False once the episode is over,
+        with a warning the first time: a policy has nothing to choose there)."""
+        state = self.game_state
+        if state is not None and (state.terminal or state.truncated) and not self._warned_over:
+            self._warned_over = True
+            gym.logger.warn(
+                "action_masks() of an episode that is over is all False; reset() first. In a "
+                "Gymnasium vector env with next-step autoreset (make_vec's 'sync' and 'async' "
+                "default), wrap it in card_envs.vector.MaskedVectorEnv to reset in the same step"
+            )
+        return self.game.legal_mask(state).astype(bool)
 
     def render(self) -> str | None:
         if self.render_mode is None:

@@ -9,7 +9,12 @@ the observation in the three places where DQN picks an action:
 3. the TD target: the max over next actions runs over the legal actions of the next
    state (a terminal next state, whose mask is empty, contributes 0).
 
-Use it with ``dict_obs=True`` environments (``gym_env(..., dict_obs=True)``).
+Use it with ``dict_obs=True`` environments (``gym_env(..., dict_obs=True)``); a flat
+observation raises ValueError saying so. The policy is ``MaskedDQNPolicy``, which SB3's usual
+names ``"MlpPolicy"`` and ``"MultiInputPolicy"`` also give here::
+
+    env = make_vec_env("card_envs/SimpleTricks-v0", n_envs=4, env_kwargs={"dict_obs": True})
+    model = MaskedDQN("MlpPolicy", env).learn(20_000)
 """
 
 from __future__ import annotations
@@ -84,9 +89,21 @@ def legal_sample(masks: np.ndarray, rng: np.random.Generator) -> np.ndarray:
 class MaskedDQN(DQN):
     """SB3 DQN that never picks an illegal action; see the module docstring."""
 
-    policy_aliases = {"MaskedDQNPolicy": MaskedDQNPolicy}
+    # SB3's usual names mean the masked policy here: an MLP over the "observation" entry
+    policy_aliases = {name: MaskedDQNPolicy
+                      for name in ("MaskedDQNPolicy", "MlpPolicy", "MultiInputPolicy")}
 
     def __init__(self, policy: Any = "MaskedDQNPolicy", *args: Any, **kwargs: Any):
+        if isinstance(policy, str) and policy not in self.policy_aliases or \
+                isinstance(policy, type) and not issubclass(policy, MaskedDQNPolicy):
+            raise ValueError(
+                f"policy={policy!r} is not valid for MaskedDQN; choose one of "
+                f"{', '.join(map(repr, self.policy_aliases))} (all MaskedDQNPolicy: an MLP over "
+                "the 'observation' entry, the mask applied to its choices) or a subclass of "
+                "MaskedDQNPolicy"
+            )
+        if isinstance(policy, str):  # before SB3's check that a Dict space has no "MlpPolicy"
+            policy = self.policy_aliases[policy]
         super().__init__(policy, *args, **kwargs)
         self._explore_rng = np.random.default_rng(self.seed)
 

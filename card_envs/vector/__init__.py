@@ -13,7 +13,9 @@ Every game whose spec names a batched twin (``GameSpec.batched``) runs here::
 The engine is ``card_envs.core.batched.BatchedGame``; the Gymnasium VectorEnv
 (``gymnasium.make_vec(id, num_envs=B)``) is in ``card_envs.vector.gym_env``, the SB3 VecEnv
 adapter in ``card_envs.vector.sb3`` (it imports stable-baselines3 only when used), batched
-self-play in ``card_envs.vector.selfplay``. See docs/vector.md.
+self-play in ``card_envs.vector.selfplay``. ``MaskedVectorEnv`` (``card_envs.vector.masks``)
+gives any Gymnasium VectorEnv of our envs (``make_vec``'s ``"sync"`` and ``"async"`` modes
+too) same-step autoreset and ``action_masks()``. See docs/vector.md.
 """
 
 from __future__ import annotations
@@ -22,6 +24,7 @@ from typing import Any
 
 from card_envs.core.batched import BatchedGame, BatchedState, numba_available
 from card_envs.registry import env_names, load_spec
+from card_envs.vector.masks import MaskedVectorEnv
 
 
 def names() -> list[str]:
@@ -40,4 +43,4 @@ def make(name: str, **rules: Any) -> BatchedGame:
     return spec.make_batched(**rules)
 
 
-__all__ = ["BatchedGame", "BatchedState", "make", "names", "numba_available"]
+__all__ = ["BatchedGame", "BatchedState", "MaskedVectorEnv", "make", "names", "numba_available"]

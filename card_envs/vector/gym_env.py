@@ -23,7 +23,9 @@ it plays the very episodes of that env.
 
 Differences from a SyncVectorEnv of ``gym_env()``: an illegal action raises ValueError
 (``gym_env(illegal_reward=None)`` behaviour) naming the slot; observations are flat (no
-``dict_obs``); there is no rendering.
+``dict_obs``); there is no rendering (a render mode Gymnasium knows gets its warning and
+renders nothing, as in ``gym_env()``). It pickles and deep-copies (the engine is remade from
+the game and its rules, the games go on from the same arrays and generators).
 """
 
 from __future__ import annotations
@@ -43,12 +45,18 @@ from card_envs.core.batched import (
     LEARNER_MOVE,
     NEW_GAME,
     BatchedGame,
+    BatchedState,
     Turns,
     check_batch_size,
     play_turns,
 )
 from card_envs.core.game import check_choice, check_int
-from card_envs.core.gym_env import check_learner_seats, is_learner, opponents_per_seat
+from card_envs.core.gym_env import (
+    check_learner_seats,
+    check_render_mode,
+    is_learner,
+    opponents_per_seat,
+)
 from card_envs.registry import load_spec
 from card_envs.vector.selfplay import Player
 
@@ -79,9 +87,9 @@ class CardVectorEnv(VectorEnv):
         self.num_envs = check_batch_size(num_envs)
         if max_episode_steps is not None:
             raise ValueError("max_episode_steps is not supported: every game has its step cap")
-        if render_mode is not None:
-            raise ValueError(f"render_mode={render_mode!r} is not supported; use None")
-        self.engine: BatchedGame = spec.make_batched(**{**spec.gym_defaults, **rules})
+        check_render_mode(render_mode, (), f"the batched {spec.env_name}")  # warns: no rendering
+        self._rules = {**spec.gym_defaults, **rules}
+        self.engine: BatchedGame = spec.make_batched(**self._rules)
         engine = self.engine
         check_choice("obs_encoding", obs_encoding, engine.encodings)
         self.obs_encoding = obs_encoding
@@ -171,6 +179,26 @@ class CardVectorEnv(VectorEnv):
 
     def close_extras(self, **kwargs: Any) -> None:
         self.state = None
+
+    # --- pickling and deep copies: the engine is remade from its game and rules ----------
+    def __getstate__(self) -> dict[str, Any]:
+        fields = dict(self.__dict__)
+        fields["engine"] = (self.engine.spec.env_name, self._rules)
+        state = self.state
+        if state is not None:  # the arrays and the generators (numba's list as a plain one)
+            fields["state"] = (tuple(state.arrays), list(state.rngs), state.rng_of)
+        return fields
+
+    def __setstate__(self, fields: dict[str, Any]) -> None:
+        name, rules = fields["engine"]
+        engine = load_spec(name).make_batched(**rules)
+        fields["engine"] = engine
+        if fields["state"] is not None:
+            from numba import typed  # the twins' generators live in a numba list
+
+            arrays, rngs, rng_of = fields["state"]
+            fields["state"] = BatchedState(engine.twin.arrays(*arrays), typed.List(rngs), rng_of)
+        self.__dict__.update(fields)
 
     # --- helpers --------------------------------------------------------------------------
     def _turn(self, kind: int, rows: np.ndarray, actions: np.ndarray) -> None:
