@@ -184,20 +184,19 @@ class CardVectorEnv(VectorEnv):
     def __getstate__(self) -> dict[str, Any]:
         fields = dict(self.__dict__)
         fields["engine"] = (self.engine.spec.env_name, self._rules)
-        state = self.state
-        if state is not None:  # the arrays and the generators (numba's list as a plain one)
-            fields["state"] = (tuple(state.arrays), list(state.rngs), state.rng_of)
+        if self.state is not None:  # its fields, the generators in a plain list (not numba's)
+            fields["state"] = {**vars(self.state), "rngs": list(self.state.rngs)}
         return fields
 
     def __setstate__(self, fields: dict[str, Any]) -> None:
         name, rules = fields["engine"]
-        engine = load_spec(name).make_batched(**rules)
-        fields["engine"] = engine
+        fields["engine"] = load_spec(name).make_batched(**rules)
         if fields["state"] is not None:
-            from numba import typed  # the twins' generators live in a numba list
+            from numba import typed  # the twins draw from a numba list of generators
 
-            arrays, rngs, rng_of = fields["state"]
-            fields["state"] = BatchedState(engine.twin.arrays(*arrays), typed.List(rngs), rng_of)
+            state = BatchedState.__new__(BatchedState)
+            state.__dict__.update(fields["state"], rngs=typed.List(fields["state"]["rngs"]))
+            fields["state"] = state
         self.__dict__.update(fields)
 
     # --- helpers --------------------------------------------------------------------------
