@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import copy
 import itertools
+import re
 
 import numpy as np
 import pytest
@@ -190,6 +191,49 @@ def test_loaded_scalar_states_step_as_the_scalar_game(name):
                 for q in range(game.num_players):
                     got = engine.observe(batch, engine.encodings[k], seats=q, rows=[i])[0]
                     assert np.array_equal(got, enc.encode_state(after, q)), (i, q)
+
+
+CONFIGURED = [spec.name for spec in TWINS if len(spec.variants) > 1]
+
+
+@pytest.mark.parametrize("name", CONFIGURED)
+def test_an_engine_refuses_a_state_of_another_configuration(name):
+    # e.g. a 3-player Thirty-One batch stepped by a 2-player engine: its arrays would be read
+    # with the other configuration's shapes and constants
+    from card_envs.core.batched import Turns, play_turns
+
+    spec = load_spec(name)
+    made, other = spec.variants[0], spec.variants[1]
+    maker, engine = spec.make_batched(**made), spec.make_batched(**other)
+    assert maker.config() != engine.config()
+    state = maker.init(4, seed=0)
+    arrays = [a.copy() for a in state.arrays]
+    actions = maker.act(state, "random")
+    rows = np.arange(4)
+    calls = {
+        "step": lambda: engine.step(state, actions),
+        "observe": lambda: engine.observe(state),
+        "observe_checked": lambda: engine.observe_checked(state, 0, rows, state.current_player),
+        "act": lambda: engine.act(state, "random"),
+        "legal_action_mask": lambda: engine.legal_action_mask(state),
+        "autoreset": lambda: engine.autoreset(state),
+        "reset_slots": lambda: engine.reset_slots(state, rows),
+        "load": lambda: engine.load(state, 0, spec.make_game(**other).init(
+            np.random.default_rng(0))),
+        "results": lambda: engine.results(state),
+        "places": lambda: engine.places(state),
+        "play_turns": lambda: play_turns(engine, state, Turns(4, engine.observation_size()),
+                                         0, rows, actions, np.zeros(8, np.int64), 0, "default"),
+    }
+    for call, run in calls.items():
+        with pytest.raises(ValueError, match=re.escape(
+                f"made by {maker!r}, not by {engine!r}")):
+            run()
+        assert all(np.array_equal(a, b) for a, b in zip(arrays, state.arrays, strict=True)), call
+    # an engine of the same configuration made again is the same engine
+    again = spec.make_batched(**made)
+    again.step(state, actions)
+    assert again.observe(state).shape[0] == 4
 
 
 def test_simple_tricks_every_game_of_the_smallest_deals_matches():

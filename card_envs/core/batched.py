@@ -215,12 +215,15 @@ class BatchedState:
     ended (by its rules / at the step cap); ``rewards`` (B, players) float64, what the last
     ``step`` paid each seat (0 in games that did not move); ``steps`` (B,) actions taken in
     the game; ``mask`` (B, actions) int8, the legal actions of the seat to act (0s once over).
+    ``configuration`` names the game and rules arguments of the engine that made it (the only
+    engines that may step or observe it).
     """
 
-    def __init__(self, arrays: Any, rngs: Any, rng_of: np.ndarray):
+    def __init__(self, arrays: Any, rngs: Any, rng_of: np.ndarray, configuration: str):
         self.arrays = arrays
         self.rngs = rngs
         self.rng_of = rng_of
+        self.configuration = configuration
 
     def __getattr__(self, name: str) -> Any:
         arrays = self.__dict__.get("arrays")
@@ -243,7 +246,7 @@ class BatchedState:
 
         arrays = type(self.arrays)(*(a.copy() for a in self.arrays))
         rngs = typed.List([copy.deepcopy(g) for g in self.rngs])
-        return BatchedState(arrays, rngs, self.rng_of.copy())
+        return BatchedState(arrays, rngs, self.rng_of.copy(), self.configuration)
 
 
 class BatchedGame:
@@ -264,6 +267,7 @@ class BatchedGame:
         self._size_by_index = tuple(self._sizes.values())
         self._slots = np.arange(0)
         self.agents = ("random", *self.twin.agents)
+        self.configuration = repr(self)
         from card_envs.core import batched_loops
 
         twin = self.twin
@@ -278,6 +282,16 @@ class BatchedGame:
     def __repr__(self) -> str:
         args = ", ".join(f"{k}={v!r}" for k, v in self.config().items())
         return f"BatchedGame({self.spec.env_name}, {args})"
+
+    def check_state(self, state: BatchedState) -> None:
+        """ValueError unless ``state`` was made by an engine of this configuration (another
+        configuration's arrays have other shapes and meanings)."""
+        if state.configuration != self.configuration:
+            raise ValueError(
+                f"this batched state was made by {state.configuration}, not by "
+                f"{self.configuration}: only an engine of the configuration that made a "
+                "state may step or observe it"
+            )
 
     def observation_size(self, encoding: str = "default") -> int:
         check_choice("encoding", encoding, self.encodings)
@@ -303,7 +317,7 @@ class BatchedGame:
         num_envs = check_batch_size(num_envs)
         rngs, rng_of = make_generators(num_envs, seed, seeds)
         arrays = self.twin.allocate(self.game, self.cfg, num_envs)
-        return BatchedState(arrays, rngs, rng_of)
+        return BatchedState(arrays, rngs, rng_of, self.configuration)
 
     def init(self, num_envs: int, seed: Any = None, seeds: Any = None) -> BatchedState:
         """B freshly dealt games: from one ``seed`` (an int, None or a Generator) or
@@ -313,6 +327,7 @@ class BatchedGame:
         return state
 
     def _deal(self, state: BatchedState, slots: np.ndarray) -> None:
+        self.check_state(state)
         self.loops.deal_slots(state.arrays, self.cfg, slots, state.rngs, state.rng_of)
 
     def step(self, state: BatchedState, actions: Any, active: Any = None) -> BatchedState:
@@ -337,6 +352,7 @@ class BatchedGame:
         """(B, actions) int8: the legal actions of each game's seat to act (0s once over).
 
         The state's own array: read it, copy it to keep it."""
+        self.check_state(state)
         return state.mask
 
     def observe(self, state: BatchedState, encoding: str = "default", seats: Any = None,
@@ -376,6 +392,7 @@ class BatchedGame:
                         seats: np.ndarray) -> np.ndarray:
         """``observe`` for arguments already checked: encoder number ``encoding``, int64
         ``rows`` and their ``seats`` (one each); what the batched envs call every step."""
+        self.check_state(state)
         out = np.empty((len(rows), self._size_by_index[encoding]), np.float32)
         return self.loops.observe_slots(state.arrays, self.cfg, rows, seats, encoding, out)
 
@@ -393,6 +410,7 @@ class BatchedGame:
         that draw (``random``) draw from each game's generator, as an agent in the Gymnasium
         view's play loop does, or from ``generators`` (from ``make_generators``, one per
         game: evaluation's agents' generators)."""
+        self.check_state(state)
         b = state.num_envs
         index = self.agent_index(agent)
         rows = np.flatnonzero(~state.done) if rows is None else slot_indices("rows", rows, b)
@@ -405,6 +423,7 @@ class BatchedGame:
 
     def autoreset(self, state: BatchedState) -> np.ndarray:
         """Deal a new game in every slot whose game is over, in place; the slots."""
+        self.check_state(state)
         slots = np.flatnonzero(state.done)
         if len(slots):
             self._deal(state, slots)
@@ -412,6 +431,7 @@ class BatchedGame:
 
     def load(self, state: BatchedState, slot: int, scalar_state: Any) -> None:
         """Put a copy of the scalar game's ``scalar_state`` in ``slot`` (its generator stays)."""
+        self.check_state(state)
         slot = int(slot_indices("slot", [slot], state.num_envs)[0])
         self.twin.load(self.game, self.cfg, state.arrays, slot, scalar_state)
 
@@ -423,6 +443,7 @@ class BatchedGame:
     def results(self, state: BatchedState) -> tuple[np.ndarray, np.ndarray]:
         """(payoffs, scores), each (B, players) float64: ``Game.payoffs`` (0 until a game
         ends by its rules) and ``Game.scores`` of every game."""
+        self.check_state(state)
         b = state.num_envs
         payoffs = np.zeros((b, self.num_players))
         scores = np.zeros((b, self.num_players))
@@ -432,6 +453,7 @@ class BatchedGame:
     def places(self, state: BatchedState) -> np.ndarray | None:
         """(B, players) int64: each seat's place in every game (1 = first; 0 while
         undecided) for a game that ranks its players (Palace), else None."""
+        self.check_state(state)
         if self.twin.places is None:
             return None
         out = np.zeros((state.num_envs, self.num_players), np.int64)
@@ -451,6 +473,7 @@ class BatchedGame:
         """``actions`` as (B,) int64; ValueError for another shape, non-integers, or an action
         out of range or illegal in a game of ``live`` ((B,) bool), naming the first such slot,
         the action and what was legal there."""
+        self.check_state(state)
         actions = np.asarray(actions)
         b = state.num_envs
         if actions.shape != (b,):
@@ -535,6 +558,7 @@ def play_turns(engine: BatchedGame, state: BatchedState, turns: Turns, kind: int
     seats play up to each learner's next decision (``opponents``: each other seat's agent
     number, relative to the learner; ``batched_loops.EXTERNAL`` for a seat whose moves come
     from outside, ``batched_loops.LEARNER`` for a teammate the learner plays)."""
+    engine.check_state(state)
     bad = engine.loops.turn_moves(
         state.arrays, engine.cfg, rows, actions, kind, state.rngs, state.rng_of, turns.seat,
         -1 if learner_seat is None else learner_seat, opponents,

@@ -75,12 +75,7 @@ def play_move(game: Game, state, agent: Agent, game_rng: np.random.Generator,
     returns the action and its rewards (None when all are zero)."""
     p = state.player
     action = agent.act(game.view(state, p), game_rng if agent_rng is None else agent_rng)
-    mask = state.mask  # Game.legal_mask's cache, filled by the view of the seat to act
-    if mask is None:
-        mask = game.legal_mask(state)
-    if not (0 <= action < mask.shape[0] and mask[action]):
-        game.check_action(state, action)  # raises with the action and the legal ones
-    return action, game.apply(state, action, game_rng)
+    return action, game.apply(state, action, game_rng)  # raises for an illegal action
 
 
 def play_until(game: Game, state, agents: Sequence[Agent | None], game_rng: np.random.Generator,
@@ -97,13 +92,7 @@ def play_until(game: Game, state, agents: Sequence[Agent | None], game_rng: np.r
            and agents[state.player] is not None):
         # play_move, inline: this loop runs every opponent move of the Gymnasium view
         p = state.player
-        action = agents[p].act(view(state, p), agent_rng)
-        mask = state.mask
-        if mask is None:
-            mask = game.legal_mask(state)
-        if not (0 <= action < mask.shape[0] and mask[action]):
-            game.check_action(state, action)
-        rewards = apply(state, action, game_rng)
+        rewards = apply(state, agents[p].act(view(state, p), agent_rng), game_rng)
         if rewards is not None:
             earned = rewards.copy() if earned is None else earned + rewards
     return earned

@@ -15,6 +15,7 @@ Nothing here knows about PettingZoo or Gymnasium.
 from __future__ import annotations
 
 import copy
+import operator
 from abc import ABC, abstractmethod
 from typing import Any, ClassVar
 
@@ -250,20 +251,28 @@ class Game(ABC):
         """The legal actions of the player to act, in increasing order."""
         return np.flatnonzero(self.legal_mask(state)).tolist()
 
+    def action_index(self, action: Any) -> int:
+        """``action`` as a Python int in ``0..num_actions - 1``, whatever integer type it came
+        as (a numpy integer of any width, a 0-d integer array); IllegalActionError for anything
+        else: a bool, a float, a string, an integer out of range."""
+        index = action
+        if action.__class__ is not int:
+            try:  # what numpy lets stand for an index; True is not action 1
+                index = None if isinstance(action, (bool, np.bool_)) else operator.index(action)
+            except TypeError:
+                index = None
+        if index is None or not 0 <= index < self.num_actions:
+            raise IllegalActionError(
+                f"{self.name}: action {action!r} is out of range; "
+                f"actions are the integers 0..{self.num_actions - 1}"
+            )
+        return index
+
     def check_action(self, state: State, action: Any) -> int:
         """``action`` as an int if legal now; else IllegalActionError naming the legal ones."""
         if state.terminal or state.truncated:
             raise IllegalActionError(f"{self.name}: the game is over; no action is legal")
-        try:
-            a = int(action)
-            ok = a == action and 0 <= a < self.num_actions
-        except (TypeError, ValueError):
-            ok = False
-        if not ok:
-            raise IllegalActionError(
-                f"{self.name}: action {action!r} is out of range; "
-                f"actions are 0..{self.num_actions - 1}"
-            )
+        a = self.action_index(action)
         if not self.legal_mask(state)[a]:
             legal = ", ".join(f"{i} ({self.action_name(i)})" for i in self.legal_actions(state))
             raise IllegalActionError(
@@ -272,12 +281,20 @@ class Game(ABC):
             )
         return a
 
-    def apply(self, state: State, action: int, rng: np.random.Generator) -> np.ndarray | None:
-        """Play ``action`` (assumed legal: see ``check_action``); count the step and apply the cap.
+    def apply(self, state: State, action: Any, rng: np.random.Generator) -> np.ndarray | None:
+        """Play ``action``, a legal action of the seat to act as any integer type; count the
+        step and apply the cap.
 
-        Returns the rewards of this transition per seat, or None when all are zero. Every
-        step of a game goes through here: the AEC env, the Gymnasium view, evaluation and play.
+        The move happens whole or not at all: an action that is not legal now (a bool, a
+        float, out of range, illegal) raises IllegalActionError (``check_action``) before the
+        state changes, and the rules see a Python int. Returns the rewards of this transition
+        per seat, or None when all are zero. Every step of a game goes through here: the AEC
+        env, the Gymnasium view, evaluation and play.
         """
+        mask = state.mask  # legal_mask's cache: the seat to act's view has filled it
+        if (action.__class__ is not int or mask is None or not 0 <= action < len(mask)
+                or not mask[action]):
+            action = self.check_action(state, action)
         rewards = self._apply(state, action, rng)
         state.mask = None
         state.steps += 1
