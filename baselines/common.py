@@ -23,6 +23,7 @@ def versions() -> dict[str, str]:
     for dist in (
         "card-envs",
         "numpy",
+        "numba",
         "torch",
         "stable-baselines3",
         "sb3-contrib",
@@ -118,6 +119,35 @@ class Run:
         write_text(path / "command.txt", command + "\n")
         write_json(path / "versions.json", versions())
         return cls(path)
+
+    @classmethod
+    def at(cls, path: Path, config: dict[str, Any], command: str) -> Run:
+        """The run folder ``path`` for ``config``: made if new; if it exists (an interrupted
+        reproduce), it must have been started with the same config, and is resumed."""
+        path = Path(path)
+        if (path / "config.json").exists():
+            run = cls(path)
+            before = {k: v for k, v in run.config.items() if k != "device"}
+            now = {k: v for k, v in config.items() if k != "device"}
+            if before != now:
+                changed = sorted(k for k in set(before) | set(now)
+                                 if before.get(k) != now.get(k))
+                raise ValueError(f"{path} was started with other settings ({', '.join(changed)}"
+                                 "); delete it to train it again, or give another --runs")
+            return run
+        (path / "checkpoints").mkdir(parents=True, exist_ok=True)
+        write_json(path / "config.json", config)
+        write_text(path / "command.txt", command + "\n")
+        write_json(path / "versions.json", versions())
+        return cls(path)
+
+    def finished(self) -> bool:
+        """Whether the run has its final model (and, for a recipe's last stage, its final
+        evaluation)."""
+        cfg = self.config
+        last = cfg.get("stage", 0) == cfg.get("stage_count", 1) - 1
+        return (self.path / "model.zip").exists() and (
+            not last or (self.path / "eval.json").exists())
 
     def curve(self) -> list[dict[str, Any]]:
         return read_csv(self.path / "curve.csv")

@@ -107,6 +107,23 @@ def spec_and_game(env_name: str, env_kwargs: dict[str, Any]):
 
 SETTINGS = ("n_envs", "timesteps", "eval_freq", "eval_games", "final_games", "torch_threads",
             "imitate", "imitate_decisions")
+DEVICES = ("auto", "cpu", "cuda")
+
+
+def resolve_device(device: str) -> str:
+    """``--device``: ``auto`` is CUDA when torch sees a GPU, else the CPU."""
+    check_choice("device", device, DEVICES)
+    if device == "cpu":
+        return "cpu"
+    import torch as th
+
+    if th.cuda.is_available():
+        return "cuda"
+    if device == "cuda":
+        raise ValueError("--device cuda: torch sees no CUDA device here; choose auto or cpu")
+    return "cpu"
+
+
 def build_config(args: argparse.Namespace) -> dict[str, Any]:
     """Every setting of a run, resolved from the command line and the YAML files."""
     gcfg = game_config(args.env, args.budget)
@@ -117,6 +134,7 @@ def build_config(args: argparse.Namespace) -> dict[str, Any]:
             raise ValueError(f"--hp takes KEY=VALUE, got {item!r}")
         hp[key] = _yaml_value(text)
     settings = {k: hp.pop(k) for k in SETTINGS if k in hp}
+    hp.pop("stages", None)  # the recipe's later stages (baselines/recipes.py)
     for key in ("timesteps", "n_envs", "eval_freq", "eval_games", "final_games"):
         if getattr(args, key) is not None:
             settings[key] = getattr(args, key)
@@ -132,7 +150,7 @@ def build_config(args: argparse.Namespace) -> dict[str, Any]:
     for item in args.env_arg or []:
         key, sep, text = item.partition("=")
         if not sep:
-            raise ValueError(f"--env-arg takes KEY=VALUE, got {item!r}")
+            raise ValueError(f"--set takes KEY=VALUE, got {item!r}")
         gcfg["env_kwargs"] = {**gcfg["env_kwargs"], key: _yaml_value(text)}
     spec, game = spec_and_game(gcfg["env"], gcfg["env_kwargs"])
     if opponent == "self" and game.num_players == 1:
@@ -170,6 +188,7 @@ def build_config(args: argparse.Namespace) -> dict[str, Any]:
         else gcfg.get("result_bonus"),
         "init_from": args.init_from,
         "scalar": bool(args.scalar),
+        "device": resolve_device(getattr(args, "device", None) or "auto"),
         "search": gcfg.get("search"),
         "targets": gcfg.get("targets", []),
         **settings,

@@ -4,17 +4,17 @@ rule agents on the same deals, the search rows, the targets, and docs/baselines.
 from __future__ import annotations
 
 import json
-import multiprocessing as mp
-import platform
 import time
 from pathlib import Path
 from typing import Any
 
+import numpy as np
+
 from baselines.common import Run, evaluate_agent, result_row
-from baselines.config import build_config, game_config, spec_and_game
+from baselines.config import game_config, spec_and_game
 from baselines.evaluation import evaluate
+from baselines.recipes import comparable, machine, recipe, stage_dirs
 from baselines.train import FINAL_SEED, selection
-from baselines.train import parser as train_parser
 from card_envs.core.evaluation import Z95, wilson
 from card_envs.rl.policy_agent import guided_search, load_model_agent
 
@@ -82,40 +82,111 @@ def collect(run_dir: str) -> dict[str, Any]:
     cfg = run.config
     ev = json.loads((run.path / "eval.json").read_text())
     spec, game = spec_and_game(cfg["env"], cfg["env_kwargs"])
+    curve, steps, wall = recipe_curve(run.path)
+    # the kept checkpoint's step, counted from the recipe's start (the stages before the last)
+    before = steps - ev.get("trained_timesteps", 0) if steps else 0
     return {
         "setting": cfg["setting"],
         "algo": cfg["algo"],
         "seed": cfg["seed"],
         "budget": cfg.get("budget", "full"),
-        "timesteps": ev["timesteps"],
-        "trained_timesteps": ev.get("trained_timesteps", ev["timesteps"]),
-        "wall_s": ev["wall_s"],
+        "timesteps": ev["timesteps"] + before,
+        "trained_timesteps": steps or ev.get("trained_timesteps", ev["timesteps"]),
+        "wall_s": wall or ev["wall_s"],
+        "stages": cfg.get("stage_count", 1),
+        "device": cfg.get("device", "cpu"),
         "mode": ev.get("mode", "greedy"),
         "selection": ev.get("selection"),
         "results": ev["results"],
         "by_mode": ev.get("by_mode", {"greedy": ev["results"]}),
         "final_games": cfg["final_games"],
-        "curve": run.curve(),
+        "curve": curve,
         "path": run_dir,
         "solo": game.num_players == 1,
     }
 
 
+def recipe_curve(last: Path) -> tuple[list[dict[str, Any]], int, float]:
+    """The learning curve of every stage of a recipe's run, one after another (a later
+    stage's steps and wall time counted on from the stages before it), with the steps trained
+    and the wall time of them all (0 where a stage has no model.json: older runs)."""
+    rows: list[dict[str, Any]] = []
+    steps, wall = 0, 0.0
+    for path in stage_dirs(last):
+        meta_file = path / "model.json"
+        meta = json.loads(meta_file.read_text()) if meta_file.exists() else {}
+        for row in Run(path).curve():
+            rows.append({**row, "timesteps": row["timesteps"] + steps,
+                         "wall_s": round(row["wall_s"] + wall, 1), "stage": path.name})
+        steps += int(meta.get("trained_timesteps", 0))
+        wall += float(meta.get("wall_s", 0.0))
+    return rows, steps, round(wall, 1)
+
+
 def config_drift(run_dir: str, timesteps: int | None = None) -> list[str]:
     """How a finished run's settings differ from what configs/ gives its setting, algorithm,
-    seed and budget today (and ``--timesteps``, if given; empty when they agree): a table
-    rebuilt by ``--collect`` must describe what ``reproduce`` would train."""
+    seed and budget today (its recipe's stage, and ``--timesteps``, if given; empty when they
+    agree): a table rebuilt by ``--collect`` must describe what ``reproduce`` would train."""
     cfg = Run(Path(run_dir)).config
-    argv = ["--env", cfg["setting"], "--algo", cfg["algo"], "--seed", str(cfg["seed"]),
-            "--budget", cfg["budget"]]
-    if timesteps:
-        argv += ["--timesteps", str(timesteps), "--eval-freq", str(timesteps // 2)]
-    expected = build_config(train_parser().parse_args(argv))
-    # DQN runs from before DQN could imitate kept the setting's pretrain block unused
-    unused = {"pretrain"} if cfg["algo"] == "dqn" and not expected["pretrain"] else set()
-    return [f"{key}: run {cfg.get(key)!r}, configs {expected.get(key)!r}"
-            for key in sorted((set(cfg) | set(expected)) - unused)
-            if cfg.get(key) != expected.get(key)]
+    chain = recipe(cfg["setting"], cfg["algo"], cfg["budget"], cfg["seed"], timesteps)
+    stage = cfg.get("stage", 0)
+    mine = comparable(cfg)
+    expected = comparable(chain[stage]) if stage < len(chain) else {}
+    return [f"{key}: run {mine.get(key)!r}, configs {expected.get(key)!r}"
+            for key in sorted(set(mine) | set(expected))
+            if mine.get(key) != expected.get(key)]
+
+
+def headline(setting: str) -> dict[str, Any]:
+    """The figure a setting's summary reads: what picks its checkpoints (the setting's
+    ``select``, else its first target): {opponent, metric, higher}."""
+    return selection(game_config(setting))
+
+
+def seed_summary(runs: list[dict], setting: str) -> dict[str, Any] | None:
+    """A setting's headline figure over the seeds of one algorithm's runs (final deals, each
+    run in the play mode it kept): the mean and the interquartile mean (scipy's
+    ``trim_mean(x, 0.25)``) with 95% percentile-bootstrap intervals over seeds (rliable's
+    method; 10,000 resamples, a fixed generator), the worst and best seed and every value."""
+    from scipy import stats
+
+    head = headline(setting)
+    values = [_row(r["results"], head["opponent"])[head["metric"]] for r in runs]
+    if not values:
+        return None
+    out: dict[str, Any] = {**head, "n": len(values), "values": values,
+                           "worst": min(values) if head["higher"] else max(values),
+                           "best": max(values) if head["higher"] else min(values)}
+    for name, fn in (("mean", np.mean), ("iqm", lambda x, axis=-1: stats.trim_mean(x, 0.25,
+                                                                                  axis=axis))):
+        out[name] = float(fn(np.asarray(values)))
+        if len(set(values)) > 1:
+            ci = stats.bootstrap((np.asarray(values),), fn, n_resamples=10_000,
+                                 confidence_level=0.95, method="percentile",
+                                 random_state=np.random.default_rng(0)).confidence_interval
+            out[f"{name}_low"], out[f"{name}_high"] = float(ci.low), float(ci.high)
+        else:
+            out[f"{name}_low"] = out[f"{name}_high"] = out[name]
+    return out
+
+
+def verify_line(record: dict, run: dict, smoke: bool = False) -> str:
+    """``reproduce --verify``'s verdict: the retrained run's headline figure against the
+    published seeds of its algorithm (the interval of their mean and their range)."""
+    summary = record["seeds"][run["algo"]]
+    value = _row(run["results"], summary["opponent"])[summary["metric"]]
+    low, high = min(summary["values"]), max(summary["values"])
+    inside = summary["mean_low"] <= value <= summary["mean_high"]
+    within = low <= value <= high
+    text = (f"{record['setting']} {run['algo']} seed {run['seed']}: {summary['metric']} "
+            f"against {summary['opponent']} {value:.4g}; published over {summary['n']} seeds: "
+            f"mean {summary['mean']:.4g} [{summary['mean_low']:.4g}, {summary['mean_high']:.4g}]"
+            f", seeds {low:.4g} to {high:.4g}: "
+            + ("inside the mean's interval" if inside else "outside the mean's interval")
+            + (", within the seeds' range" if within else ", outside the seeds' range"))
+    if smoke:
+        text += " (a smoke test's --timesteps: not comparable)"
+    return text
 
 
 def shipped_run(setting: str, runs: list[dict]) -> dict | None:
@@ -170,13 +241,21 @@ def setting_record(setting: str, runs: list[dict], budget: str,
         "setting": setting,
         "budget": budget,
         "date": time.strftime("%Y-%m-%d"),
-        "machine": f"{platform.machine()} with {mp.cpu_count()} CPUs, no GPU",
+        "machine": machine(runs_device(runs)),
+        "seeds": {algo: seed_summary([r for r in runs if r["algo"] == algo], setting)
+                  for algo in dict.fromkeys(r["algo"] for r in runs)},
         "final_seed": FINAL_SEED,
         "runs": [{k: v for k, v in r.items() if k != "path"} for r in runs],
         "shipped": None if shipped is None else shipped_entry(shipped),
         "search": search,
         "reference": reference if reference is not None else reference_rows(setting, games),
     }
+
+
+def runs_device(runs: list[dict]) -> str:
+    """Where a setting's runs trained (runs from before ``--device`` trained on the CPU)."""
+    return next((r.get("device", "cpu") for r in runs if r.get("device", "cpu") != "cpu"),
+                "cpu")
 
 
 def shipped_entry(run: dict) -> dict:

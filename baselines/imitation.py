@@ -218,10 +218,10 @@ def fit_q(policy, data: dict[str, np.ndarray], epochs: int, batch_size: int = 25
     training accuracy (greedy legal action = the expert's)."""
     from card_envs.rl.masked_dqn import MASK_KEY, OBS_KEY, masked_argmax
 
-    obs = th.as_tensor(data["obs"])
-    masks = th.as_tensor(data["masks"])
-    actions = th.as_tensor(data["actions"], dtype=th.long)
-    returns = th.as_tensor(data["returns"])
+    obs = th.as_tensor(data["obs"], device=policy.device)
+    masks = th.as_tensor(data["masks"], device=policy.device)
+    actions = th.as_tensor(data["actions"], dtype=th.long, device=policy.device)
+    returns = th.as_tensor(data["returns"], device=policy.device)
     scale = max(1.0, float(returns.std())) if len(returns) > 1 else 1.0
     q_net = policy.q_net
 
@@ -293,11 +293,11 @@ def fit(policy, data: dict[str, np.ndarray], epochs: int, batch_size: int = 256,
     error for the critic. Returns the last epoch's losses and the training accuracy.
     Where the data has ``best`` (every move the expert rates best), the actor's loss is the
     log-probability of playing any of them, and accuracy counts a move in the set."""
-    obs = th.as_tensor(data["obs"])
-    masks = th.as_tensor(data["masks"])
-    actions = th.as_tensor(data["actions"], dtype=th.long)
-    returns = th.as_tensor(data["returns"])
-    best = th.as_tensor(data["best"]) if "best" in data else None
+    obs = th.as_tensor(data["obs"], device=policy.device)
+    masks = th.as_tensor(data["masks"], device=policy.device)
+    actions = th.as_tensor(data["actions"], dtype=th.long, device=policy.device)
+    returns = th.as_tensor(data["returns"], device=policy.device)
+    best = th.as_tensor(data["best"], device=policy.device) if "best" in data else None
 
     def losses(idx: th.Tensor) -> tuple[th.Tensor, dict[str, th.Tensor]]:
         features = policy.extract_features(obs[idx])

@@ -12,9 +12,10 @@ import numpy as np
 import torch as th
 
 from baselines.common import Run
-from baselines.config import build_config, game_config, hyperparams, spec_and_game
+from baselines.config import build_config, game_config, spec_and_game
 from baselines.envs import batched_part, uses_twin, vec_masks
 from baselines.final import collect, reference_rows, search_row, setting_record, shipped_run
+from baselines.recipes import recipe
 from baselines.train import parser as train_parser
 from baselines.train import train
 from card_envs.core.gym_env import LEARNER, teammate_places
@@ -22,16 +23,22 @@ from card_envs.rl.policy_agent import ALGOS
 
 
 def _train_job(job: tuple) -> str:
-    setting, algo, seed, budget, runs, timesteps, bar, demonstrations = job
-    argv = ["--env", setting, "--algo", algo, "--seed", str(seed), "--budget", budget,
-            "--runs", runs]
-    if timesteps:
-        argv[-2:-2] = ["--timesteps", str(timesteps), "--eval-freq", str(timesteps // 2)]
-    command = f"python -m baselines.train {' '.join(argv[:-2])}"
-    run = Run.create(Path(runs), build_config(train_parser().parse_args(argv)), command)
-    # a progress bar for one run at a time on a terminal; labelled lines when runs share it
-    train(run, progress=True, bar=bar, demonstrations=demonstrations)
-    return str(run.path)
+    """Every stage of a setting's recipe for one algorithm and seed, from scratch, each in its
+    own folder (``RUNS/SETTING/ALGO-seedN/stageK-NAME``); a stage already finished is kept, an
+    interrupted one resumes from its last checkpoint. Returns the last stage's folder."""
+    setting, algo, seed, budget, runs, timesteps, bar, demonstrations, device, command = job
+    folder = Path(runs) / setting / f"{algo}-seed{seed}"
+    previous: Path | None = None
+    for cfg in recipe(setting, algo, budget, seed, timesteps, device):
+        path = folder / f"stage{cfg['stage']}-{cfg['stage_name'].replace(' ', '-')}"
+        if previous is not None:
+            cfg["init_from"] = str(previous / "model.zip")
+        run = Run.at(path, cfg, command)
+        if not run.finished():
+            # a progress bar for one run at a time on a terminal; labelled lines else
+            train(run, progress=True, bar=bar, demonstrations=demonstrations)
+        previous = path
+    return str(previous)
 
 
 def _warm_job(job: tuple) -> str:
@@ -232,16 +239,21 @@ def record_all(jobs_list: list[tuple], jobs: int,
 def _job_cost(job: tuple) -> int:
     """A job's length, roughly: its training steps times the game's seats (every step also
     plays the other seats' moves, which cost most of a step in the many-player games)."""
-    setting, algo, _, budget, _, timesteps, _, _ = job
+    setting, algo, _, budget, _, timesteps = job[:6]
     cfg = game_config(setting)
-    steps = timesteps or hyperparams(algo, cfg["env"], budget, setting)["timesteps"]
+    steps = sum(stage["timesteps"] for stage in recipe(setting, algo, budget, 0, timesteps))
     return steps * spec_and_game(cfg["env"], cfg["env_kwargs"])[1].num_players
 
 
 def seeds_of(setting: str, algo: str, budget: str, override: int | None) -> int:
-    """Runs per algorithm: ``--seeds``, else the setting's ``seeds`` (full budget), else 1."""
+    """Runs per algorithm: ``--seeds``, else the quick budget's one, else the setting's
+    ``seeds`` (full budget), else ``DEFAULT_SEEDS``."""
     if override is not None:
         return override
     if budget == "quick":
         return 1
-    return int(game_config(setting).get("seeds", {}).get(algo, 1))
+    return int(game_config(setting).get("seeds", {}).get(algo, DEFAULT_SEEDS))
+
+
+# runs per algorithm and setting at the full budget, unless games.yaml `seeds` says more
+DEFAULT_SEEDS = 3

@@ -6,10 +6,13 @@ A setting's notes (how it was tuned, what was tried) come from docs/baselines_no
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 from baselines.config import game_config, settings, spec_and_game
-from baselines.final import ROOT, _figure, _row, check_target, pooled
+from baselines.final import ROOT, _figure, _row, check_target, headline, seed_summary
+from baselines.jobs import seeds_of
+from baselines.recipes import digest, recipe, recipe_lines, shipped_status
 from baselines.train import selection
 from card_envs.doctables import page_path
 from card_envs.rl.policy_agent import ALGOS
@@ -76,7 +79,7 @@ def _run_name(run: dict) -> str:
 SEARCH_SENTENCE = (
     "The *shipped + search* rows are the shipped model guiding the game's search agent "
     "(`card-envs evaluate GAME best+search OPPONENT`): the search keeps the model's move unless "
-    "another beats it clearly on worlds sampled from the seat's view; see the notes above.")
+    "another beats it clearly on worlds sampled from the seat's view (docs/policies.md).")
 
 
 TABLE_HEAD = [
@@ -139,7 +142,8 @@ def rules_sentence(setting: str) -> str:
 
 
 def setting_section(record: dict, img: str | None) -> list[str]:
-    """The markdown section of one setting, from its record in docs/baselines.json."""
+    """The markdown section of one setting, from its record in docs/baselines.json: its
+    tables, targets, recipe, command and curves (how it was tuned: the notes page)."""
     setting = record["setting"]
     cfg = game_config(setting)
     runs = record["runs"]
@@ -151,44 +155,85 @@ def setting_section(record: dict, img: str | None) -> list[str]:
         lines += ["", f"Score: {cfg['score']}."]
     if cfg["source"]:
         lines += ["", f"Source: {cfg['source']}."]
-    notes = setting_notes(setting)
-    if notes:
-        lines += ["", notes]
-    shipped = record.get("shipped")
+    lines += result_tables(record, cfg) + seed_table(record) + run_table(record, cfg)
+    if cfg["targets"]:
+        lines += ["", "Targets for the shipped model:", ""]
+        for target in cfg["targets"]:
+            ok, detail = check_target(target, record)
+            lines.append(f"- {target_text(target)}: **{'reached' if ok else 'not reached'}** "
+                         f"({detail})")
+    lines += recipe_block(record)
+    if setting_notes(setting):
+        lines += ["", f"How this setting was tuned and what was tried: "
+                      f"[notes]({NOTES.name}#{setting})."]
+    if img:
+        lines += ["", f"![learning curves of {setting}]({img})"]
+    return lines + [""]
+
+
+def result_tables(record: dict, cfg: dict) -> list[str]:
+    """The shipped model's rows (and with its search), and the rule agents' on its deals."""
+    runs, shipped, search = record["runs"], record.get("shipped"), record.get("search")
     games = runs[0]["final_games"] if runs else 0
-    lines += ["", f"Final evaluation: {games} games (pairs where duplicate) per opponent, seats "
-              f"rotated, on deals of seed {record['final_seed']} that no run trained or "
-              "selected its checkpoint on. The rule agents' rows put that agent in the "
-              "model's place on the same deals."
-              + (f" {SEARCH_SENTENCE}" if record.get("search") else ""), ""]
-    lines += TABLE_HEAD
+    lines = ["", f"Final evaluation: {games} games (pairs where duplicate) per opponent, seats "
+             f"rotated, on deals of seed {record['final_seed']} that no run trained or "
+             "selected its checkpoint on. The rule agents' rows put that agent in the "
+             "model's place on the same deals." + (f" {SEARCH_SENTENCE}" if search else ""),
+             "", *TABLE_HEAD]
     if shipped:
         for row in shipped["results"]:
             lines.append(_table_row(f"shipped: {_run_name(shipped)}", row))
-    search = record.get("search")
     if shipped and search:
         for row in search["results"]:
             lines.append(_table_row(f"shipped + search: {search_label(search)}", row))
     for agent, rows in record["reference"].items():
         for opponent in cfg["eval_opponents"]:
             lines.append(_table_row(f"rule agent `{agent}`", rows[opponent]))
-    lines += ["", "Every run, pooled per algorithm (each run in the play mode it kept):", "",
-              TABLE_HEAD[0].replace("| agent |", "| algorithm | runs |"),
-              TABLE_HEAD[1] + "---|"]
+    return lines
+
+
+def seed_table(record: dict) -> list[str]:
+    """The headline figure over each algorithm's seeds: mean and IQM with bootstrap
+    intervals, worst and best seed."""
+    setting = record["setting"]
+    head = headline(setting)
+    lines = ["", f"Over seeds ({METRIC_NAMES[head['metric']]} against `{head['opponent']}`, "
+             "final deals; 95% percentile-bootstrap intervals over seeds, IQM the mean of the "
+             "middle half; the shipped model is the best seed on the selection deals):", "",
+             "| algorithm | seeds | mean [95% CI] | IQM [95% CI] | worst seed | best seed |",
+             "|---|---|---|---|---|---|"]
     for algo in ALGOS:
-        mine = [r for r in runs if r["algo"] == algo]
-        if not mine:
+        summary = seed_summary([r for r in record["runs"] if r["algo"] == algo], setting)
+        if summary is None:
             continue
-        for opponent in cfg["eval_opponents"]:
-            row = pooled([_row(r["results"], opponent) for r in mine])
-            lines.append(_table_row(f"{ALGO_NAMES[algo]} | {len(mine)}", row))
+        fmt = _metric_format(head["metric"])
+
+        def ci(name: str, s: dict = summary, fmt=fmt) -> str:
+            if s["n"] == 1:
+                return f"{fmt(s[name])} (one seed: no interval)"
+            return f"{fmt(s[name])} [{fmt(s[name + '_low'])}, {fmt(s[name + '_high'])}]"
+
+        lines.append(f"| {ALGO_NAMES[algo]} | {summary['n']} | {ci('mean')} | {ci('iqm')} "
+                     f"| {fmt(summary['worst'])} | {fmt(summary['best'])} |")
+    return lines
+
+
+def _metric_format(metric: str):
+    """How a metric's value reads: a percentage for rates, two decimals else."""
+    if metric.endswith("_rate"):
+        return lambda v: f"{v:.1%}"
+    return lambda v: f"{v:.2f}"
+
+
+def run_table(record: dict, cfg: dict) -> list[str]:
+    """Greedy and sampled play of every run on the final deals, and what each kept."""
     sel = selection(cfg)
-    lines += ["", f"Greedy and sampled play of each run ({METRIC_NAMES[sel['metric']]} against "
-              f"`{sel['opponent']}`, final deals; the run keeps the mode that did better on the "
-              "selection deals):", "",
-              "| run | steps trained | checkpoint kept | greedy | sampled | kept | wall time |",
-              "|---|---|---|---|---|---|---|"]
-    for r in runs:
+    lines = ["", f"Greedy and sampled play of each run ({METRIC_NAMES[sel['metric']]} against "
+             f"`{sel['opponent']}`, final deals; the run keeps the mode that did better on the "
+             "selection deals):", "",
+             "| run | steps trained | checkpoint kept | greedy | sampled | kept | wall time |",
+             "|---|---|---|---|---|---|---|"]
+    for r in record["runs"]:
         figures = {}
         for mode in ("greedy", "sampled"):
             row = _row(r["by_mode"].get(mode, []), sel["opponent"])
@@ -196,15 +241,34 @@ def setting_section(record: dict, img: str | None) -> list[str]:
         lines.append(f"| {ALGO_NAMES[r['algo']]} seed {r['seed']} | {r['trained_timesteps']:,} "
                      f"| {r['timesteps']:,} | {figures['greedy']} | {figures['sampled']} "
                      f"| {r['mode']} | {_wall(r['wall_s'])} |")
-    if cfg["targets"]:
-        lines += ["", "Targets for the shipped model:", ""]
-        for target in cfg["targets"]:
-            ok, detail = check_target(target, record)
-            lines.append(f"- {target_text(target)}: **{'reached' if ok else 'not reached'}** "
-                         f"({detail})")
-    if img:
-        lines += ["", f"![learning curves of {setting}]({img})"]
-    return lines + [""]
+    return lines
+
+
+# what a section says of its shipped model against the recipe (recipes.shipped_status)
+RECIPE_STATUS = {
+    "matches": "was trained by this recipe",
+    "differs": "was trained by an earlier form of this recipe",
+    "no recipe": "records no recipe (it was trained before recipes, some by hand-run "
+                 "commands: baselines_notes.md); retrain it with this command",
+}
+
+
+def recipe_block(record: dict) -> list[str]:
+    """The setting's recipe as the configs give it today, per algorithm, its command, and
+    whether the shipped model was made by it."""
+    setting = record["setting"]
+    lines = ["", "Recipe (`baselines/configs/`, full budget; every stage from scratch):", ""]
+    for algo in ALGOS:
+        chain = recipe(setting, algo, "full")
+        lines.append(f"- {ALGO_NAMES[algo]}, {seeds_of(setting, algo, 'full', None)} seeds, "
+                     f"recipe `{digest(chain)[:12]}`:")
+        lines += [f"    {line}" for line in recipe_lines(chain)]
+    status = next((r for r in shipped_status() if r["setting"] == setting), None)
+    made = RECIPE_STATUS.get(status["status"] if status else "", "")
+    lines += ["", f"Reproduce: `python -m baselines.reproduce --budget full --settings {setting}"
+                  f" --ship`; check one seed: `python -m baselines.reproduce --verify "
+                  f"{setting}`." + (f" The shipped model {made}." if made else "")]
+    return lines
 
 
 BASELINES_BEGIN = "<!-- BEGIN BASELINES -->"
@@ -221,7 +285,8 @@ def game_page_block(section: list[str]) -> str:
             line = "#" + line
         elif line.startswith("!["):
             line = line.replace("](img/", "](../img/")
-        body.append(line.replace("](sources.md", "](../sources.md"))
+        # the page sits one folder down: links to the docs' pages go up one
+        body.append(re.sub(r"\]\((?=[a-z_]+\.md)", "](../", line))
     return "\n".join(
         [
             BASELINES_BEGIN,
@@ -255,8 +320,10 @@ def write_game_page(env_name: str, section: list[str], root: Path = ROOT) -> Non
 
 
 def plot_curves(record: dict, path: Path) -> list[str]:
-    """Every run's learning curve (the selection figure, greedy play) with a line per
-    reference rule agent's figure on the final deals; returns the legend's labels."""
+    """Each algorithm's learning curve over its seeds (the selection figure, greedy play:
+    the mean, and a band from the worst to the best seed), against training steps and
+    against wall-clock seconds, with a line per reference rule agent's figure on the final
+    deals; returns the legend's labels."""
     import matplotlib
 
     matplotlib.use("Agg")
@@ -265,27 +332,107 @@ def plot_curves(record: dict, path: Path) -> list[str]:
     setting = record["setting"]
     sel = selection(game_config(setting))
     key = sel["metric"]
-    fig, ax = plt.subplots(figsize=(6.4, 3.6))
-    for r in record["runs"]:
-        curve = [c for c in r["curve"] if key in c]
-        if curve:
-            ax.plot([c["timesteps"] for c in curve], [c[key] for c in curve],
-                    label=f"{ALGO_NAMES[r['algo']]} seed {r['seed']}")
+    fig, axes = plt.subplots(1, 2, figsize=(10, 3.6), sharey=True)
+    for i, algo in enumerate(ALGOS):
+        curves = [[c for c in r["curve"] if key in c] for r in record["runs"]
+                  if r["algo"] == algo]
+        curves = [c for c in curves if c]
+        if not curves:
+            continue
+        label = f"{ALGO_NAMES[algo]} ({len(curves)} seed{'s' if len(curves) > 1 else ''})"
+        for ax, x in zip(axes, ("timesteps", "wall_s"), strict=True):
+            grid, mean, low, high = _band(curves, x, key)
+            ax.plot(grid, mean, color=f"C{i}", label=label)
+            ax.fill_between(grid, low, high, color=f"C{i}", alpha=0.2, linewidth=0)
     for i, (agent, rows) in enumerate(record["reference"].items()):
         row = rows.get(sel["opponent"])
         if row is not None and key in row:
-            ax.axhline(row[key], color=f"C{7 + i}", linestyle="--", linewidth=1,
-                       label=f"rule agent {agent}")
-    ax.set_ylabel(f"{METRIC_NAMES[key]} vs {sel['opponent']}")
-    ax.set_xlabel("training steps")
-    ax.set_title(f"{setting} (greedy play on selection deals)")
-    ax.legend(fontsize=7)
-    labels = [text.get_text() for text in ax.get_legend().get_texts()]
+            for ax in axes:
+                ax.axhline(row[key], color=f"C{7 + i}", linestyle="--", linewidth=1,
+                           label=f"rule agent {agent}")
+    axes[0].set_ylabel(f"{METRIC_NAMES[key]} vs {sel['opponent']}")
+    axes[0].set_xlabel("training steps")
+    axes[1].set_xlabel("wall-clock seconds")
+    fig.suptitle(f"{setting} (greedy play on selection deals; band: worst to best seed)",
+                 fontsize=10)
+    axes[0].legend(fontsize=7)
+    labels = [text.get_text() for text in axes[0].get_legend().get_texts()]
     fig.tight_layout()
     path.parent.mkdir(parents=True, exist_ok=True)
     fig.savefig(path, dpi=100)
     plt.close(fig)
     return labels
+
+
+def _band(curves: list[list[dict]], x: str, key: str):
+    """Several seeds' curves on one grid of ``x`` (each interpolated, held flat past its
+    end): the grid, the mean, the lowest and the highest."""
+    import numpy as np
+
+    grid = np.unique(np.concatenate([[c[x] for c in curve] for curve in curves]))
+    ys = np.array([np.interp(grid, [c[x] for c in curve], [c[key] for c in curve])
+                   for curve in curves])
+    return grid, ys.mean(0), ys.min(0), ys.max(0)
+
+
+SUMMARY_HEAD = [
+    "| setting | headline figure | shipped network alone | shipped with its search "
+    "| best rule agent (same deals) | PPO over seeds | DQN over seeds | shipped model from its "
+    "recipe | source | ladder |",
+    "|---|---|---|---|---|---|---|---|---|---|",
+]
+# the shipped model against the recipe the configs give today (recipes.shipped_status)
+MADE = {"matches": "yes", "differs": "an earlier form of it", "no recipe": "none recorded",
+        "no model": "-", "unknown setting": "-"}
+
+
+def _over_seeds(summary: dict, fmt) -> str:
+    """A figure over seeds: the mean with its bootstrap interval and the number of seeds."""
+    if summary["n"] == 1:
+        return f"{fmt(summary['mean'])} (1 seed)"
+    return (f"{fmt(summary['mean'])} [{fmt(summary['mean_low'])}, {fmt(summary['mean_high'])}]"
+            f" ({summary['n']} seeds)")
+
+
+def summary_table(records: list[dict]) -> list[str]:
+    """One line per setting: the headline figure of the shipped network (alone and with its
+    search), the best reference rule agent on the same deals, each algorithm's mean over
+    seeds with its interval, the source's figure, and a link to the setting's ladder."""
+    lines = list(SUMMARY_HEAD)
+    status = {r["setting"]: r["status"] for r in shipped_status()}
+    for record in records:
+        setting = record["setting"]
+        cfg, head = game_config(setting), headline(setting)
+        fmt = _metric_format(head["metric"])
+
+        def cell(row: dict | None, metric: str = head["metric"]) -> str:
+            if row is None:
+                return "-"
+            if metric == "decided_rate" and not row["wins"] + row["losses"]:
+                return "no decided games"
+            return _figure(row, metric)
+
+        shipped = record.get("shipped")
+        alone = cell(_row(shipped["results"], head["opponent"]) if shipped else None)
+        search = record.get("search")
+        guided = cell(_row(search["results"], head["opponent"])) if search else "-"
+        rules = {agent: rows.get(head["opponent"]) for agent, rows in record["reference"].items()}
+        rules = {a: r for a, r in rules.items() if r is not None}
+        best_rule = "-"
+        if rules:
+            pick = (max if head["higher"] else min)(rules, key=lambda a: rules[a][head["metric"]])
+            best_rule = f"`{pick}` {cell(rules[pick])}"
+        over = []
+        for algo in ALGOS:
+            s = seed_summary([r for r in record["runs"] if r["algo"] == algo], setting)
+            over.append("-" if s is None else _over_seeds(s, fmt))
+        source = cfg["source"] or "-"
+        made = status.get(setting, "no model")
+        ladder = "[ladder](ladder.md)"
+        lines.append(f"| [`{setting}`](#{setting}) | {METRIC_NAMES[head['metric']]} against "
+                     f"`{head['opponent']}` | {alone} | {guided} | {best_rule} | {over[0]} "
+                     f"| {over[1]} | {MADE[made]} | {source} | {ladder} |")
+    return lines
 
 
 def render_text(results: dict, img_dir: str | None) -> tuple[str, dict[str, list[str]]]:
@@ -296,22 +443,25 @@ def render_text(results: dict, img_dir: str | None) -> tuple[str, dict[str, list
     lines = [
         "# Baselines",
         "",
-        "Generated by `python -m baselines.reproduce --budget full --jobs 2 --ship` from "
-        "docs/baselines.json (each setting's section says when and on what machine it ran). "
-        "Do not edit: rerun it (`--settings X` redoes X and keeps the rest).",
+        "Generated by `python -m baselines.reproduce --budget full --ship` from "
+        "docs/baselines.json; do not edit (`--settings X` redoes X and keeps the rest). "
+        "Each figure has its 95% interval (Wilson for rates, normal for mean scores; over "
+        "seeds, a percentile bootstrap); the number of seeds is in brackets.",
         "",
-        "How to read a section. Each setting trains MaskablePPO and masked DQN (SB3) against "
-        "its training opponent; a run keeps its best checkpoint, judged on selection deals, "
-        "in greedy play (the most likely legal action) or sampled play, whichever did better. "
-        "The shipped model (`best` in `card-envs evaluate` and `play`) is the run with the "
-        "best selection figure. All figures come from a final evaluation on fresh deals with "
-        "95% intervals (Wilson for rates, normal for mean scores): *win*, *draw* and *loss* "
-        "are the game's own outcome for the model's seat (or team, or duplicate pair); *won of "
-        "decided* is wins / (wins + losses); the score is the game's own count, named per "
-        "setting. Policies, self-play, imitation and the choice of checkpoints: "
-        "[policies.md](policies.md). Hyperparameters and budgets: `baselines/configs/`; "
-        "settings and targets: `baselines/configs/games.yaml`; how each setting was tuned: "
-        "[baselines_notes.md](baselines_notes.md).",
+        *summary_table(records),
+        "",
+        "How to read a section. Each setting's recipe (below each section, from "
+        "`baselines/configs/`) trains MaskablePPO and masked DQN (SB3), every stage from "
+        "scratch, several seeds each; a run keeps its best checkpoint, judged on selection "
+        "deals, in greedy play (the most likely legal action) or sampled play, whichever did "
+        "better. The shipped model (`best` in `card-envs evaluate` and `play`) is the run with "
+        "the best selection figure. The final figures come from deals that no run trained or "
+        "selected on: *win*, *draw* and *loss* are the game's own outcome for the model's seat "
+        "(or team, or duplicate pair); *won of decided* is wins / (wins + losses); the score is "
+        "the game's own count, named per setting. `python -m baselines.reproduce --list` says "
+        "whether each shipped model still matches its recipe. Policies, self-play, imitation "
+        "and the choice of checkpoints: [policies.md](policies.md); how each setting was "
+        "tuned, and what was tried: [baselines_notes.md](baselines_notes.md).",
         "",
     ]
     pages: dict[str, list[str]] = {}

@@ -8,17 +8,14 @@ written before runs saved that way. The command does the same in place:
 
     python -m baselines.ship MODEL.zip [MODEL.zip ...]
 
-``--run RUN_DIR`` ships one finished full-budget run that ``reproduce`` does not train, such
-as a fine-tuning of the shipped model (``baselines.train --init-from``): its final
-evaluation, on the same deals as its setting's table, becomes the setting's *shipped* rows
-in docs/baselines.json, and the docs are rendered again; the table's runs stay as they are.
-
-    python -m baselines.ship --run runs/literature_v0/maskable_ppo-...
+A model ships only from its recipe (``python -m baselines.reproduce --budget full --ship``):
+its JSON then carries the run's provenance (``baselines/recipes.py``), which
+``reproduce --list`` and the tests compare with the configs.
 """
 
 from __future__ import annotations
 
-import shutil
+import json
 import sys
 import zipfile
 from pathlib import Path
@@ -28,50 +25,27 @@ from card_envs.rl.policy_agent import compact, models_dir, write_json
 MODELS = models_dir()
 
 
-def ship(setting: str, run: dict) -> None:
-    """Copy a run's final model (model.zip, compacted, and model.json) to ``MODELS`` as
-    the setting's shipped model."""
+def ship(setting: str, run: dict, command: str) -> None:
+    """Copy a run's final model (model.zip, compacted) to ``MODELS`` as the setting's shipped
+    model, with its model.json and the run's provenance (``recipes.provenance``: its recipe
+    and digest, seed, commit, ``command``, versions, device, machine and wall time)."""
+    from baselines.recipes import provenance
+
     MODELS.mkdir(exist_ok=True)
-    compact(Path(run["path"]) / "model.zip", MODELS / f"{setting}.zip")
-    shutil.copyfile(Path(run["path"]) / "model.json", MODELS / f"{setting}.json")
-    print(f"shipped {run['path']} as {MODELS / setting}.zip", flush=True)
-
-
-def ship_run(run_dir: Path) -> int:
-    """``--run``: ship a finished run and make it its setting's shipped record."""
-    from baselines.common import Run
-    from baselines.final import RESULTS, ROOT, collect, load_results, shipped_entry
-    from baselines.render import render_docs
-
-    if not (run_dir / "eval.json").is_file() or not (run_dir / "model.zip").is_file():
-        print(f"error: --run: {run_dir} is not a finished run folder (no eval.json and "
-              "model.zip)", file=sys.stderr)
-        return 2
-    run = collect(str(run_dir))
-    cfg = Run(run_dir).config
-    results = load_results(RESULTS)
-    record = results["settings"].get(run["setting"])
-    if record is None or cfg["budget"] != "full" or run["final_games"] != \
-            record["runs"][0]["final_games"]:
-        print(f"error: --run: {run_dir} is not a full-budget run of a setting in "
-              f"{RESULTS.name} with its final games; its rows would not compare",
-              file=sys.stderr)
-        return 2
-    ship(run["setting"], run)
-    record["shipped"] = {**shipped_entry(run), "init_from": cfg.get("init_from"),
-                         "command": (run_dir / "command.txt").read_text().strip()}
-    write_json(RESULTS, results)
-    print(f"wrote {RESULTS} and {render_docs(results, ROOT)}")
-    return 0
+    path = Path(run["path"])
+    compact(path / "model.zip", MODELS / f"{setting}.zip")
+    meta = json.loads((path / "model.json").read_text())
+    write_json(MODELS / f"{setting}.json", {**meta, "provenance": provenance(path, command)})
+    print(f"shipped {path} as {MODELS.name}/{setting}.zip", flush=True)
 
 
 def main(argv: list[str] | None = None) -> int:
     paths = sys.argv[1:] if argv is None else argv
     if paths[:1] == ["--run"]:
-        if len(paths) != 2:
-            print("usage: python -m baselines.ship --run RUN_DIR", file=sys.stderr)
-            return 2
-        return ship_run(Path(paths[1]))
+        print("error: --run is gone: a model ships only from its recipe in baselines/configs/ "
+              "(python -m baselines.reproduce --budget full --settings SETTING --ship)",
+              file=sys.stderr)
+        return 2
     if not paths:
         print("usage: python -m baselines.ship MODEL.zip [MODEL.zip ...]  (compacts in place)",
               file=sys.stderr)

@@ -33,7 +33,7 @@ from stable_baselines3.common.callbacks import BaseCallback
 from stable_baselines3.common.utils import LinearSchedule, set_random_seed
 
 from baselines.common import Run, keep_freed_memory, result_row, write_csv
-from baselines.config import BUDGETS, build_config, spec_and_game
+from baselines.config import BUDGETS, DEVICES, build_config, spec_and_game
 from baselines.envs import (
     ConcatVecEnv,
     batched_part,
@@ -76,6 +76,8 @@ class Trainer:
         self.run = run
         self.demonstrations = demonstrations  # where scalar-collected demonstrations are shared
         cfg = self.cfg = run.config
+        # the run's device (--device; runs from before it trained on the CPU)
+        self.device = cfg.get("device", "cpu")
         self.spec, self.game = spec_and_game(cfg["env"], cfg["env_kwargs"])
         self.encoder = self.spec.encoders[cfg["obs_encoding"]](self.game)
         set_random_seed(cfg["seed"])
@@ -174,16 +176,17 @@ class Trainer:
         cls = algo_class(cfg["algo"])
         latest = self.run.path / f"{CHECKPOINT}.zip"
         if latest.exists():
-            model = cls.load(latest, env=self.env, device="cpu")
+            model = cls.load(latest, env=self.env, device=self.device)
             replay = self.run.path / "checkpoints" / "replay.pkl"
             if cfg["algo"] == "dqn" and replay.exists():
                 model.load_replay_buffer(replay)
         else:
             policy, hp = policy_and_hyperparams(cfg)
-            model = cls(policy, self.env, seed=cfg["seed"], device="cpu", verbose=0, **hp)
+            model = cls(policy, self.env, seed=cfg["seed"], device=self.device, verbose=0, **hp)
             if cfg.get("init_from"):  # start from another model's weights (same network)
                 try:
-                    model.set_parameters(cfg["init_from"], exact_match=False, device="cpu")
+                    model.set_parameters(cfg["init_from"], exact_match=False,
+                                         device=self.device)
                 except (RuntimeError, ValueError) as err:
                     lines = [line.strip() for line in str(err).splitlines() if line.strip()]
                     # torch lists the misfits after a heading line: show the first one
@@ -534,6 +537,8 @@ def train(run: Run, progress: bool = True, stop_at: int | None = None,
     trainer = Trainer(run, demonstrations)
     cfg = trainer.cfg
     label = f"{cfg['setting']} {cfg['algo']} seed {cfg['seed']}"
+    if cfg.get("stage_count", 1) > 1:
+        label += f", stage {cfg['stage'] + 1}/{cfg['stage_count']} ({cfg['stage_name']})"
     callback = CurveAndCheckpoints(trainer, stop_at)
     done = trainer.model.num_timesteps
     remaining = cfg["timesteps"] - done
@@ -562,8 +567,26 @@ def train(run: Run, progress: bool = True, stop_at: int | None = None,
     refined = run.path / "refine.json"
     if cfg.get("refine") and cfg["refine"].get("rounds") and not refined.exists():
         _refine(trainer, callback, label)
-    best = callback.best
-    trainer.model.set_parameters(str(run.path / f"{BEST}.zip"), device="cpu")
+    best = keep_best(trainer, callback, label)
+    if cfg.get("stage", 0) < cfg.get("stage_count", 1) - 1:
+        return 0  # a recipe's next stage starts from this one's kept model; the last evaluates
+    results = final_evaluation(trainer, cfg["final_games"], label=label)
+    write_json(
+        run.path / "eval.json",
+        {"timesteps": best["timesteps"], "trained_timesteps": trainer.model.num_timesteps,
+         "wall_s": round(callback.wall(), 1), "mode": best["mode"],
+         "results": results[best["mode"]], "by_mode": results, "selection": best,
+         "seed": FINAL_SEED},
+    )
+    print(f"[{label}] model: {run.path / 'model.zip'}", flush=True)
+    return 0
+
+
+def keep_best(trainer: Trainer, callback: CurveAndCheckpoints, label: str) -> dict[str, Any]:
+    """Write the best checkpoint as the run's final model (model.zip + model.json, kept to
+    play) and say which it was; returns the selection record of it."""
+    run, cfg, best = trainer.run, trainer.cfg, callback.best
+    trainer.model.set_parameters(str(run.path / f"{BEST}.zip"), device=trainer.device)
     meta = checkpoint_meta(cfg, best["timesteps"])
     meta.update(wall_s=round(callback.wall(), 1), trained_timesteps=trainer.model.num_timesteps,
                 deterministic=MODES[best["mode"]], selection=best)
@@ -571,15 +594,7 @@ def train(run: Run, progress: bool = True, stop_at: int | None = None,
     print(f"[{label}] kept the checkpoint at {best['timesteps']:,} steps ({best['mode']} play: "
           f"{best['metric']} {best['value']:.3f} against {best['opponent']} on selection "
           f"deals)", flush=True)
-    results = final_evaluation(trainer, cfg["final_games"], label=label)
-    write_json(
-        run.path / "eval.json",
-        {"timesteps": best["timesteps"], "trained_timesteps": trainer.model.num_timesteps,
-         "wall_s": meta["wall_s"], "mode": best["mode"], "results": results[best["mode"]],
-         "by_mode": results, "selection": best, "seed": FINAL_SEED},
-    )
-    print(f"[{label}] model: {run.path / 'model.zip'}", flush=True)
-    return 0
+    return best
 
 
 def _refine(trainer: Trainer, callback: CurveAndCheckpoints, label: str) -> None:
@@ -590,7 +605,7 @@ def _refine(trainer: Trainer, callback: CurveAndCheckpoints, label: str) -> None
 
     cfg, run = trainer.cfg, trainer.run
     ref = cfg["refine"]
-    trainer.model.set_parameters(str(run.path / f"{BEST}.zip"), device="cpu")
+    trainer.model.set_parameters(str(run.path / f"{BEST}.zip"), device=trainer.device)
     opponents = ref["opponent"] if isinstance(ref["opponent"], list) else [ref["opponent"]]
     started = time.time()
     meta = {"game_args": cfg["env_kwargs"], "obs_encoding": cfg["obs_encoding"]}
@@ -639,8 +654,11 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("--hp", action="append", metavar="KEY=VALUE",
                    help="override a hyperparameter of configs/<algo>.yaml (a YAML value), "
                         "e.g. --hp learning_rate=1e-4 --hp policy=per_action")
-    p.add_argument("--env-arg", action="append", metavar="KEY=VALUE",
-                   help="a rules argument on top of the setting's env_kwargs (a YAML value)")
+    p.add_argument("--set", "--env-arg", dest="env_arg", action="append", metavar="KEY=VALUE",
+                   help="a rules argument on top of the setting's env_kwargs (a YAML value), "
+                        "as in card-envs evaluate --set")
+    p.add_argument("--device", choices=DEVICES, default="auto",
+                   help="where torch trains: auto (CUDA when torch sees a GPU), cpu or cuda")
     p.add_argument("--shaping", metavar="POTENTIAL[:SCALE]",
                    help="potential-based reward shaping (baselines/shaping.py), or none "
                         "(default: the setting's)")

@@ -178,7 +178,8 @@ def test_run_all_plays_the_search_and_the_rule_agents_beside_the_training(tmp_pa
     monkeypatch.setattr(jobs, "_search_tasks",
                         lambda *args: [(*t[:4], 4) for t in tasks(*args)])
     # DQN: its quick run fits 10k decisions (PPO imitates 100k)
-    job = ("palace_v0", "dqn", 0, "quick", str(tmp_path), 512, False, tmp_path / "d")
+    job = ("palace_v0", "dqn", 0, "quick", str(tmp_path), 512, False, tmp_path / "d", "cpu",
+           "python -m baselines.reproduce")
     dirs, measured = run_all([job], jobs=2, references={"palace_v0": 500})
     (run,) = jobs.collect_runs(dirs)  # one job, trained once
     assert len(list(tmp_path.glob("palace_v0/*"))) == 1
@@ -447,14 +448,19 @@ def test_reproduce_quick_writes_a_table_and_collect_rebuilds_it(tmp_path, capsys
     assert reproduce.main([*argv, "--out", str(out)]) == 0
     text = out.read_text()
     assert "## `simple_tricks_v0`" in text
-    assert "| MaskablePPO | 1 | `first_play` | 500 pairs |" in text
-    assert "| DQN (masked) | 1 | `random` | 500 pairs |" in text
     assert "| rule agent `heuristic` | `first_play` | 500 pairs |" in text
     assert "Targets for the shipped model" in text
+    # each algorithm's figure over its seeds (one each at the quick budget: no interval)
+    assert re.search(r"^\| MaskablePPO \| 1 \| [0-9.]+% \(one seed: no interval\) ", text, re.M)
+    assert re.search(r"^\| DQN \(masked\) \| 1 \| ", text, re.M)
+    assert "Reproduce: `python -m baselines.reproduce --budget full --settings simple_tricks_v0" \
+        in text
     assert (tmp_path / "simple_tricks_v0.png").exists()
     record = json.loads(out.with_suffix(".json").read_text())["settings"]["simple_tricks_v0"]
+    assert set(record["seeds"]) == {"maskable_ppo", "dqn"}
+    assert record["seeds"]["dqn"]["n"] == 1
     labels = render.plot_curves(record, tmp_path / "again.png")
-    assert labels == ["MaskablePPO seed 0", "DQN (masked) seed 0", "rule agent heuristic"]
+    assert labels == ["MaskablePPO (1 seed)", "DQN (masked) (1 seed)", "rule agent heuristic"]
     printed = capsys.readouterr().out
     assert "== simple_tricks_v0" in printed and "rule agent heuristic (same deals)" in printed
     again = tmp_path / "again.md"
@@ -496,7 +502,7 @@ def test_reproduce_of_some_settings_keeps_the_others(tmp_path, monkeypatch, caps
     assert set(saved) == {"simple_tricks_v0", "literature_v0-original"}
     assert "## `simple_tricks_v0`" in (root / "docs" / "games" / "simple_tricks.md").read_text()
     # a run trained otherwise than configs/ says is refused by --collect
-    (config,) = (tmp_path / "simple_tricks_v0").glob("*/maskable_ppo-*/config.json")
+    (config,) = (tmp_path / "simple_tricks_v0").glob("*/maskable_ppo-*/*/config.json")
     data = json.loads(config.read_text())
     data["hyperparams"]["learning_rate"] = 0.5
     config.write_text(json.dumps(data))
@@ -747,22 +753,21 @@ def test_progress_line_says_steps_speed_reward_and_time_left():
                     "mean reward of the last 2 episodes +0.25, 8 min left")
 
 
-def test_collect_refuses_runs_trained_otherwise_but_not_for_settings_an_algorithm_ignores(tmp_path):
+def test_collect_refuses_runs_trained_otherwise_but_not_for_the_runs_own_settings(tmp_path):
     pytest.importorskip("sb3_contrib")
     from baselines.common import Run
+    from baselines.recipes import recipe
     from baselines.reproduce import config_drift
-    from baselines.train import build_config
-    from baselines.train import parser as train_parser
 
     for algo in ("maskable_ppo", "dqn"):
-        argv = ["--env", "palace_v0", "--algo", algo, "--seed", "0", "--budget", "full"]
-        cfg = build_config(train_parser().parse_args(argv))
+        cfg = recipe("palace_v0", algo, "full")[0]
         run = Run.create(tmp_path, dict(cfg, pretrain={"agent": "random", "decisions": 5}), "x")
         drift = config_drift(str(run.path))
-        # DQN does not imitate at the full budget (dqn.yaml imitate), so its pretrain entry
-        # does not matter there; PPO's does
-        assert drift == ([] if algo == "dqn" else [
-            f"pretrain: run {{'agent': 'random', 'decisions': 5}}, configs {cfg['pretrain']!r}"])
+        assert drift == [
+            f"pretrain: run {{'agent': 'random', 'decisions': 5}}, configs {cfg['pretrain']!r}"]
+        # the run's own seed and device are not the recipe's: no drift
+        run = Run.create(tmp_path, dict(cfg, device="cuda"), "x")
+        assert config_drift(str(run.path)) == []
         run = Run.create(tmp_path, dict(cfg, timesteps=7), "x")
         assert config_drift(str(run.path))[0].startswith("timesteps: run 7")
 
@@ -904,12 +909,14 @@ def test_a_final_model_leaves_out_what_only_training_reads(tmp_path, capsys, mon
     models = tmp_path / "models"
     models.mkdir()
     monkeypatch.setattr(ship_mod, "MODELS", models)
-    ship_mod.ship("simple_tricks_v0", {"path": str(run.path)})
+    ship_mod.ship("simple_tricks_v0", {"path": str(run.path)}, "python -m baselines.reproduce")
     shipped = models / "simple_tricks_v0.zip"
     assert shipped.stat().st_mode & 0o777 == 0o644  # readable by all, as the package's files
     assert shipped.stat().st_size == final.stat().st_size
     assert same_weights(final, shipped)
-    assert load_policy(shipped)[1] == load_policy(final)[1]  # the metadata
+    shipped_meta = load_policy(shipped)[1]  # the metadata, and how the model was made
+    assert shipped_meta.pop("provenance")["command"] == "python -m baselines.reproduce"
+    assert shipped_meta == load_policy(final)[1]
     # the command compacts a model written before in place (here a checkpoint, with its
     # metadata beside it); something else is refused in one line, exit 2
     copy = tmp_path / "copy.zip"
@@ -959,45 +966,12 @@ def test_select_picks_the_kept_checkpoint_against_the_agent_and_metric_given(tmp
         "opponent": "solo", "metric": "wins_rate", "higher": True}
 
 
-def test_ship_run_makes_a_fine_tuned_run_the_settings_shipped_rows(tmp_path, monkeypatch,
-                                                                   capsys):
-    """``python -m baselines.ship --run RUN_DIR`` ships a finished full-budget run that
-    reproduce does not train (here a fine-tuning of the shipped model): the model is copied,
-    the setting's record gets the run's final rows as its shipped rows, the table's runs stay,
-    and the page says the shipped model was fine-tuned; a run that cannot compare is refused."""
-    import shutil
-
-    from baselines import final
+def test_ship_refuses_a_run_that_is_not_its_recipes(capsys):
+    """A model ships only from its recipe: ``baselines.ship --run`` (which shipped hand-run
+    fine-tunings) is refused with a one-line error naming the command that ships."""
     from baselines import ship as ship_mod
-    from card_envs.rl.policy_agent import models_dir
 
-    root = tmp_path / "root"
-    shutil.copytree(final.ROOT / "docs" / "games", root / "docs" / "games")
-    record = json.loads((final.ROOT / "docs" / "baselines.json").read_text())["settings"][
-        "thirty_one_v0"]
-    for run in record["runs"]:
-        run["final_games"] = 6
-    results = root / "docs" / "baselines.json"
-    results.write_text(json.dumps({"settings": {"thirty_one_v0": record}}))
-    monkeypatch.setattr(final, "ROOT", root)
-    monkeypatch.setattr(final, "RESULTS", results)
-    monkeypatch.setattr(ship_mod, "MODELS", tmp_path / "models")
-    run = _train(tmp_path / "runs", "thirty_one_v0", "dqn", "--budget", "full",
-                 "--init-from", str(models_dir() / "thirty_one_v0.zip"))
-    assert ship_mod.main(["--run", str(run.path)]) == 0
-    assert (tmp_path / "models" / "thirty_one_v0.zip").exists()
-    saved = json.loads(results.read_text())["settings"]["thirty_one_v0"]
-    assert saved["runs"] == record["runs"]
-    assert saved["shipped"]["init_from"].endswith("thirty_one_v0.zip")
-    assert saved["shipped"]["results"] == json.loads((run.path / "eval.json").read_text())[
-        "results"]
-    page = (root / "docs" / "baselines.md").read_text()
-    assert ("shipped: DQN (masked) seed 0, fine-tuned from an earlier model (its notes say "
-            "which)") in page
-    # a quick run does not compare with the table's full-budget runs; not a run: refused
-    quick = _train(tmp_path / "quick", "thirty_one_v0", "dqn")
-    capsys.readouterr()
-    assert ship_mod.main(["--run", str(quick.path)]) == 2
-    assert "is not a full-budget run" in capsys.readouterr().err
-    assert ship_mod.main(["--run", str(tmp_path)]) == 2
-    assert "is not a finished run folder" in capsys.readouterr().err
+    assert ship_mod.main(["--run", "runs/whatever"]) == 2
+    err = capsys.readouterr().err
+    assert len(err.strip().splitlines()) == 1
+    assert "python -m baselines.reproduce --budget full --settings SETTING --ship" in err

@@ -79,16 +79,17 @@ class PolicyAgent(BaseAgent):
         return Player(policy, self.encoder.name, name=self.name)
 
     def act(self, view: View, rng: np.random.Generator) -> int:
-        obs = th.as_tensor(self.encoder.encode(view)).unsqueeze(0)
+        policy = self.policy
+        obs = th.as_tensor(self.encoder.encode(view), device=policy.device).unsqueeze(0)
         mask = view.legal
         with th.inference_mode():
             if self.algo == "dqn":
-                batch = {"observation": obs, "action_mask": th.from_numpy(mask[None].copy())}
-                return _best_legal(self.policy.q_net(batch)[0].numpy(), mask)
+                batch = {"observation": obs,
+                         "action_mask": th.as_tensor(mask[None].copy(), device=policy.device)}
+                return _best_legal(policy.q_net(batch)[0].cpu().numpy(), mask)
             # the masked distribution's logits, without building the distribution
-            policy = self.policy
             features = policy.extract_features(obs, policy.pi_features_extractor)
-            logits = policy.action_net(policy.mlp_extractor.forward_actor(features))[0]
+            logits = policy.action_net(policy.mlp_extractor.forward_actor(features))[0].cpu()
         if self.deterministic:
             return _best_legal(logits.numpy(), mask)
         # sample from the softmax over the legal actions (what the masked distribution is)
@@ -106,14 +107,14 @@ def policy_scores(policy, algo: str, obs: np.ndarray, mask: np.ndarray) -> th.Te
     """(k, actions): a policy's logits (PPO) or q-values (DQN) for a batch of observations
     (one forward pass), before masking; a per-action PPO policy scores only the legal
     actions (the others 0)."""
-    obs_t = th.as_tensor(obs)
+    obs_t = th.as_tensor(obs, device=policy.device)
     with th.inference_mode():
         if algo == "dqn":
-            batch = {"observation": obs_t, "action_mask": th.as_tensor(mask)}
-            return policy.q_net(batch)
+            batch = {"observation": obs_t, "action_mask": th.as_tensor(mask, device=policy.device)}
+            return policy.q_net(batch).cpu()
         with scoring_legal_only(policy, mask):
             features = policy.extract_features(obs_t, policy.pi_features_extractor)
-            return policy.action_net(policy.mlp_extractor.forward_actor(features))
+            return policy.action_net(policy.mlp_extractor.forward_actor(features)).cpu()
 
 
 def scoring_legal_only(policy, masks):
