@@ -138,26 +138,10 @@ def build_config(args: argparse.Namespace) -> dict[str, Any]:
     for key in ("timesteps", "n_envs", "eval_freq", "eval_games", "final_games"):
         if getattr(args, key) is not None:
             settings[key] = getattr(args, key)
-    imitate = settings.pop("imitate", True)
-    # an algorithm's own number of the setting's imitation decisions (dqn.yaml, say)
-    decisions = settings.pop("imitate_decisions", None)
-    pretrain = _for_budget(gcfg.get("pretrain"), args.budget) if imitate else None
-    if pretrain and decisions is not None and not pretrain.get("records"):
-        pretrain = {**pretrain, "decisions": int(decisions)}
-    opponent = args.opponent or gcfg["opponent"]
-    if isinstance(opponent, list):
-        opponent = ",".join(opponent)
-    for item in args.env_arg or []:
-        key, sep, text = item.partition("=")
-        if not sep:
-            raise ValueError(f"--set takes KEY=VALUE, got {item!r}")
-        gcfg["env_kwargs"] = {**gcfg["env_kwargs"], key: _yaml_value(text)}
+    pretrain = _setting_pretrain(gcfg, settings, args.budget)
+    gcfg["env_kwargs"] = {**gcfg["env_kwargs"], **parse_sets(args.env_arg)}
     spec, game = spec_and_game(gcfg["env"], gcfg["env_kwargs"])
-    if opponent == "self" and game.num_players == 1:
-        raise ValueError(f"{spec.env_name} has one player: there is no self-play")
-    if opponent not in ("self", "solo"):
-        for name in opponent.split(","):
-            make_agent(spec, name, game)  # an unknown name fails here, before any run folder
+    opponent = _checked_opponent(args.opponent or gcfg["opponent"], spec, game)
     encoding = args.obs_encoding or gcfg.get("obs_encoding", "default")
     if args.init_from:
         _check_init_from(Path(args.init_from), args.algo, gcfg["env"], encoding)
@@ -194,6 +178,42 @@ def build_config(args: argparse.Namespace) -> dict[str, Any]:
         **settings,
         "hyperparams": hp,
     }
+
+
+def _setting_pretrain(gcfg: dict[str, Any], settings: dict[str, Any], budget: str
+                      ) -> dict[str, Any] | None:
+    """The setting's imitation, where the algorithm's configs say it imitates (``imitate``,
+    default true), with the algorithm's own number of decisions (``imitate_decisions``);
+    both entries leave ``settings``."""
+    imitate = settings.pop("imitate", True)
+    decisions = settings.pop("imitate_decisions", None)
+    pretrain = _for_budget(gcfg.get("pretrain"), budget) if imitate else None
+    if pretrain and decisions is not None and not pretrain.get("records"):
+        pretrain = {**pretrain, "decisions": int(decisions)}
+    return pretrain
+
+
+def parse_sets(items: list[str] | None) -> dict[str, Any]:
+    """``--set KEY=VALUE`` (rules arguments, YAML values) as a dict."""
+    out = {}
+    for item in items or []:
+        key, sep, text = item.partition("=")
+        if not sep:
+            raise ValueError(f"--set takes KEY=VALUE, got {item!r}")
+        out[key] = _yaml_value(text)
+    return out
+
+
+def _checked_opponent(opponent: str | list[str], spec, game) -> str:
+    """A training opponent as one comma-separated name, each name checked."""
+    if isinstance(opponent, list):
+        opponent = ",".join(opponent)
+    if opponent == "self" and game.num_players == 1:
+        raise ValueError(f"{spec.env_name} has one player: there is no self-play")
+    if opponent not in ("self", "solo"):
+        for name in opponent.split(","):
+            make_agent(spec, name, game)  # an unknown name fails here, before any run folder
+    return opponent
 
 
 # what a checkpoint can be picked by (train.py's curve columns); losses_rate: lower is better

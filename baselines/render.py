@@ -435,6 +435,19 @@ def summary_table(records: list[dict]) -> list[str]:
     return lines
 
 
+def budget_sentence(records: list[dict]) -> str:
+    """The training time of the runs recorded, in all and per setting, beside the number of
+    runs the full budget trains."""
+    planned = sum(seeds_of(s, a, "full", None) for s in settings() for a in ALGOS)
+    runs = sum(len(r["runs"]) for r in records)
+    wall = sum(run["wall_s"] for r in records for run in r["runs"])
+    per = ", ".join(f"`{r['setting']}` {_wall(sum(x['wall_s'] for x in r['runs']))}"
+                    for r in records)
+    return (f"Training time of the {runs} runs recorded here: {wall / 3600:.1f} h in all "
+            f"({per}; each on the machine its section names). The full "
+            f"budget trains {planned} runs (every setting, algorithm and seed).")
+
+
 def render_text(results: dict, img_dir: str | None) -> tuple[str, dict[str, list[str]]]:
     """docs/baselines.md's text from every setting's record, in configs/games.yaml order,
     with plots under ``img_dir`` (relative to the page; None: no plots), and each game
@@ -449,6 +462,8 @@ def render_text(results: dict, img_dir: str | None) -> tuple[str, dict[str, list
         "seeds, a percentile bootstrap); the number of seeds is in brackets.",
         "",
         *summary_table(records),
+        "",
+        budget_sentence(records),
         "",
         "How to read a section. Each setting's recipe (below each section, from "
         "`baselines/configs/`) trains MaskablePPO and masked DQN (SB3), every stage from "
