@@ -27,12 +27,13 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # this checkout's card_envs
 
 from card_envs.core.agents import make_agent  # noqa: E402
+from card_envs.core.make import make_batched  # noqa: E402
 from card_envs.registry import env_names, load_spec  # noqa: E402
 
 
 def batched_rate(name: str, rules: dict, agent: str, batch: int, seconds: float) -> float:
     """Decisions per second of batched ``agent`` in every seat of ``batch`` games."""
-    engine = load_spec(name).make_batched(**rules)
+    engine = make_batched(load_spec(name), **rules)
     state = engine.init(batch, seed=0)
     engine.step(state, engine.act(state, agent))  # compiled before the clock starts
     engine.autoreset(state)
@@ -84,7 +85,7 @@ def main(argv: list[str] | None = None) -> None:
     print("| game | agent | batched | scalar | batched / scalar |")
     print("|---|---|---:|---:|---:|")
     for name in names:
-        engine = load_spec(name).make_batched(**rules)
+        engine = make_batched(load_spec(name), **rules)
         for agent in engine.agents:
             fast = batched_rate(name, rules, agent, args.batch, args.seconds)
             slow = scalar_rate(name, rules, agent, args.seconds)

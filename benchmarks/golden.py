@@ -18,6 +18,7 @@ import pickle
 
 import numpy as np
 
+from card_envs.core.make import factories
 from card_envs.registry import load_spec
 
 GAMES_PER_CONFIG = 40
@@ -37,7 +38,7 @@ def _pick(rng: np.random.Generator, mask: np.ndarray) -> int:
 
 
 def aec_trace(spec, kwargs: dict, seed: int) -> list:
-    env = spec.factories()[1](**kwargs)
+    env = factories(spec).raw_env(**kwargs)
     env.reset(seed=seed)
     rng = np.random.default_rng(1000 + seed)
     out = []
@@ -54,7 +55,7 @@ def aec_trace(spec, kwargs: dict, seed: int) -> list:
 
 
 def gym_trace(spec, opponent: str, seed: int) -> list:
-    env = spec.factories()[2](opponent=opponent)
+    env = factories(spec).gym(opponent=opponent)
     obs, info = env.reset(seed=seed)
     rng = np.random.default_rng(2000 + seed)
     out = [_digest(obs), repr(sorted(info.items()))]

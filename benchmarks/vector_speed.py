@@ -43,6 +43,7 @@ import gymnasium  # noqa: E402
 import card_envs  # noqa: E402,F401  (registers the games)
 from card_envs import vector  # noqa: E402
 from card_envs.bench import NoOpEnv, noop_wrapped, time_aec  # noqa: E402
+from card_envs.core.make import factories  # noqa: E402
 from card_envs.registry import load_spec  # noqa: E402
 
 CORE_TARGET = {"literature": 10.0}  # x raw_env(); 20x for the others
@@ -95,7 +96,7 @@ def time_vector_env(name: str, batch: int, seconds: float, opponent: str) -> flo
 
 def time_gym_env(name: str, seconds: float, opponent: str) -> float:
     """Learner steps per second of the scalar ``gym_env()`` against ``opponent``."""
-    env = load_spec(name).factories()[2](opponent=opponent)
+    env = factories(load_spec(name)).gym(opponent=opponent)
     rng = np.random.default_rng(0)
     env.reset(seed=0)
     steps = 0
@@ -150,7 +151,7 @@ def main(argv: list[str] | None = None) -> int:
         ("noop (classic wrappers)", lambda: time_aec(noop_wrapped, secs)),
     ]
     for name in games:
-        raw_env = load_spec(name).factories()[1]
+        raw_env = factories(load_spec(name)).raw_env
         opponent = load_spec(name).default_opponent
         rules = rules_of(name)
         jobs.append((f"{name} raw_env()",

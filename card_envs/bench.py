@@ -29,6 +29,7 @@ from gymnasium import spaces
 from pettingzoo import AECEnv
 from pettingzoo.utils import wrappers
 
+from card_envs.core.make import factories
 from card_envs.registry import env_names, load_spec
 
 
@@ -192,10 +193,10 @@ def targets(games: list[str]) -> list[tuple[str, str, Callable, Callable]]:
     ]
     for name in games:
         spec = load_spec(name)
-        env, raw_env, gym_env = spec.factories()
-        rows.append((f"{spec.env_name} env()", "env", time_aec, env))
-        rows.append((f"{spec.env_name} raw_env()", "raw", time_aec, raw_env))
-        rows.append((f"{spec.env_name} gymnasium", "gym", time_gym, gym_env))
+        made = factories(spec)
+        rows.append((f"{spec.env_name} env()", "env", time_aec, made.env))
+        rows.append((f"{spec.env_name} raw_env()", "raw", time_aec, made.raw_env))
+        rows.append((f"{spec.env_name} gymnasium", "gym", time_gym, made.gym))
     return rows
 
 
@@ -267,7 +268,7 @@ def profile(games: list[str], seconds: float) -> str:
         "|---|---:|---:|---:|---:|---:|---:|",
     ]
     for name in games:
-        raw_env = load_spec(name).factories()[1]
+        raw_env = factories(load_spec(name)).raw_env
         prof = cProfile.Profile()
         prof.enable()
         time_aec(raw_env, seconds)
@@ -385,7 +386,7 @@ def split_table(games: list[str], seconds: float) -> str:
     lines = ["| env | " + " | ".join(f"{c} (us)" for c in columns) + " | decisions/game |",
              "|---|" + "---:|" * (len(columns) + 1)]
     rows = [("noop (bare)", NoOpEnv, False)]
-    rows += [(g, load_spec(g).factories()[1], True) for g in games]
+    rows += [(g, factories(load_spec(g)).raw_env, True) for g in games]
     for label, make, inner in rows:
         parts = split(make, seconds, inner=inner)
         cells = [f"{parts[c]:.2f}" if c in parts else "" for c in columns]

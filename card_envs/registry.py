@@ -25,6 +25,7 @@ from types import ModuleType
 import gymnasium
 import pettingzoo
 
+from card_envs.core.make import factories
 from card_envs.core.spec import GameSpec, record_home
 
 # One line per game: the module that defines the game's ``SPEC``.
@@ -139,7 +140,7 @@ class _EnvModules(importlib.abc.MetaPathFinder, importlib.abc.Loader):
 
     def exec_module(self, module: ModuleType) -> None:
         spec = _SPECS[module.__name__.partition(".")[2]]
-        env, raw_env, gym_env = spec.factories()
+        made = factories(spec)
         module.__doc__ = (
             f"The {spec.env_name} environments, made from the GameSpec in "
             f"{_HOMES[spec.env_name]}: ``env()`` (PettingZoo AEC, classic wrappers), "
@@ -147,7 +148,7 @@ class _EnvModules(importlib.abc.MetaPathFinder, importlib.abc.Loader):
             f"the rules class is ``{spec.game_cls.__name__}``."
         )
         module.SPEC = spec
-        module.env, module.raw_env, module.gym_env = env, raw_env, gym_env
+        module.env, module.raw_env, module.gym_env = made.env, made.raw_env, made.gym
         setattr(module, spec.game_cls.__name__, spec.game_cls)
         module.__all__ = ["SPEC", spec.game_cls.__name__, "env", "gym_env", "raw_env"]
 

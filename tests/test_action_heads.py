@@ -11,6 +11,7 @@ pytest.importorskip("sb3_contrib", reason="the per-action policies need the trai
 import torch as th  # noqa: E402
 from sb3_contrib import MaskablePPO  # noqa: E402
 
+from card_envs.core.make import factories  # noqa: E402
 from card_envs.literature.deck import NUM_CARDS  # noqa: E402
 from card_envs.registry import load_spec  # noqa: E402
 from card_envs.rl.action_features import FEATURES  # noqa: E402
@@ -227,7 +228,7 @@ def test_per_action_policies_learn_only_legal_actions_and_save_and_load(
 ):
     spec = load_spec(env_name)
     dqn = algo == "dqn"
-    env = spec.factories()[2](**game_args, dict_obs=dqn, illegal_reward=None)  # illegal raises
+    env = factories(spec).gym(**game_args, dict_obs=dqn, illegal_reward=None)  # illegal raises
     kwargs = {"env_name": env_name, "game_args": game_args, "obs_encoding": "default",
               "body_arch": [16], "head_arch": [16]}
     if dqn:
@@ -255,7 +256,7 @@ def test_per_action_policies_learn_only_legal_actions_and_save_and_load(
 
 def test_the_ppo_logits_are_the_per_action_scores():
     spec = load_spec("simple_tricks_v0")
-    env = spec.factories()[2]()
+    env = factories(spec).gym()
     model = MaskablePPO(PerActionMaskablePolicy, env, seed=0, device="cpu",
                         policy_kwargs={"env_name": "simple_tricks_v0"})
     policy = model.policy
@@ -376,7 +377,7 @@ def test_a_model_keeps_its_set_of_facts_when_saved_and_loaded(tmp_path):
     from card_envs.rl.action_features import LiteratureBeliefFeatures
 
     spec = load_spec("literature_v0")
-    env = spec.factories()[2](illegal_reward=None)
+    env = factories(spec).gym(illegal_reward=None)
     kwargs = {"env_name": "literature_v0", "game_args": {}, "obs_encoding": "default",
               "body_arch": [16], "head_arch": [16], "value_arch": [16], "facts": "beliefs"}
     model = MaskablePPO(PerActionMaskablePolicy, env, n_steps=64, batch_size=32, n_epochs=1,
@@ -461,7 +462,7 @@ def test_a_rollouts_facts_serve_its_update_and_train_the_same(env_name):
     spec = load_spec(env_name)
     models, computed = [], []
     for keep in (True, False):
-        env = DummyVecEnv([spec.factories()[2]] * 3)
+        env = DummyVecEnv([factories(spec).gym] * 3)
         model = MaskablePPO(PerActionMaskablePolicy, env, n_steps=32, batch_size=24, n_epochs=3,
                             policy_kwargs={"env_name": env_name, "body_arch": [16],
                                            "head_arch": [16], "value_arch": [16]},
@@ -542,7 +543,7 @@ def test_the_ppo_policy_scores_only_the_legal_actions_when_given_masks():
     _, obs, views = _observations("literature_v0", {}, games=1)
     masks = np.array([v.legal for v in views])
     spec = load_spec("literature_v0")
-    model = MaskablePPO(PerActionMaskablePolicy, spec.factories()[2](), n_steps=8, batch_size=8,
+    model = MaskablePPO(PerActionMaskablePolicy, factories(spec).gym(), n_steps=8, batch_size=8,
                         policy_kwargs={"env_name": "literature_v0", "body_arch": [16],
                                        "head_arch": [16, 8], "value_arch": [16]},
                         seed=0, device="cpu")

@@ -12,13 +12,14 @@ import pytest
 from pettingzoo.utils import wrappers
 
 from card_envs import IllegalActionError
+from card_envs.core.make import factories
 from card_envs.registry import load_spec
 from tests.conftest import ENV_NAMES, random_legal
 
 
 def _factories(name):
-    env, raw_env, gym_env = load_spec(name).factories()
-    return {"env": env, "raw_env": raw_env, "gym_env": gym_env}
+    made = factories(load_spec(name))
+    return {"env": made.env, "raw_env": made.raw_env, "gym_env": made.gym}
 
 
 @pytest.mark.parametrize("name", ENV_NAMES)

@@ -25,6 +25,7 @@ import numpy as np
 import pytest
 
 from card_envs.core.agents import make_agent
+from card_envs.core.make import factories, make_batched
 from card_envs.registry import env_names, load_spec
 from tests.conftest import play_states
 
@@ -41,10 +42,10 @@ def differential(name: str, config: dict, games: int, batch: int, agent: str = "
     """Play ``games`` games through the twin and through ``raw_env()``s side by side, comparing
     every step; the number of steps compared. ``agent`` moves for every seat on both sides."""
     spec = load_spec(name)
-    engine = spec.make_batched(**config)
+    engine = make_batched(spec, **config)
     seeds = np.arange(batch) + 100_000 * seed + 7
     state = engine.init(batch, seeds=seeds)
-    raw_env = spec.factories()[1]
+    raw_env = factories(spec).raw_env
     envs = [raw_env(**config) for _ in seeds]
     for env, s in zip(envs, seeds.tolist(), strict=True):
         env.reset(seed=s)
@@ -128,7 +129,7 @@ def agent_games(name: str, agent: str, games: int) -> int:
 
 @pytest.mark.parametrize("name,config", CASES, ids=IDS)
 def test_batched_rule_agents_choose_what_the_scalar_agents_choose(name, config):
-    engine = load_spec(name).make_batched(**config)
+    engine = make_batched(load_spec(name), **config)
     assert engine.agents[1:], f"{name}'s twin has no batched rule agent"
     for agent in engine.agents[1:]:
         games = agent_games(name, agent, games_for(config, 150, 50))
@@ -143,7 +144,7 @@ def test_twin_worlds_give_a_seat_identical_observations_and_decisions(name):
     changed = 0
     for variant in spec.variants:
         game = spec.make_game(**variant)
-        engine = spec.make_batched(**variant)
+        engine = make_batched(spec, **variant)
         for seed in range(3):
             for s in play_states(game, seed, every=3):
                 for p in range(game.num_players):
@@ -170,7 +171,7 @@ def test_loaded_scalar_states_step_as_the_scalar_game(name):
     spec = load_spec(name)
     for variant in spec.variants:
         game = spec.make_game(**variant)
-        engine = spec.make_batched(**variant)
+        engine = make_batched(spec, **variant)
         encoders = [cls(game) for cls in spec.encoders.values()]
         states = [s for seed in range(3) for s in play_states(game, seed, every=2) if not s.done]
         batch = engine.init(len(states), seeds=np.arange(len(states)))
@@ -204,7 +205,7 @@ def test_an_engine_refuses_a_state_of_another_configuration(name):
 
     spec = load_spec(name)
     made, other = spec.variants[0], spec.variants[1]
-    maker, engine = spec.make_batched(**made), spec.make_batched(**other)
+    maker, engine = make_batched(spec, **made), make_batched(spec, **other)
     assert maker.config() != engine.config()
     state = maker.init(4, seed=0)
     arrays = [a.copy() for a in state.arrays]
@@ -231,7 +232,7 @@ def test_an_engine_refuses_a_state_of_another_configuration(name):
             run()
         assert all(np.array_equal(a, b) for a, b in zip(arrays, state.arrays, strict=True)), call
     # an engine of the same configuration made again is the same engine
-    again = spec.make_batched(**made)
+    again = make_batched(spec, **made)
     again.step(state, actions)
     assert again.observe(state).shape[0] == 4
 
@@ -242,7 +243,7 @@ def test_simple_tricks_every_game_of_the_smallest_deals_matches():
     spec = load_spec("simple_tricks")
     for n in (2, 3):
         game = spec.make_game(num_values=n)
-        engine = spec.make_batched(num_values=n)
+        engine = make_batched(spec, num_values=n)
         encoders = [cls(game) for cls in spec.encoders.values()]
         frontier = [game.deal([list(p[:n]), list(p[n:])])
                     for p in itertools.permutations(range(2 * n))]
@@ -281,7 +282,7 @@ def test_simple_tricks_every_game_of_the_smallest_deals_matches():
 def test_100k_random_games_match_the_scalar_game(name, config):
     games = games_for(config, 100_000, 10_000)
     differential(name, config, games, batch=1000, seed=3)
-    for agent in load_spec(name).make_batched(**config).agents[1:]:
+    for agent in make_batched(load_spec(name), **config).agents[1:]:
         differential(name, config, agent_games(name, agent, games // 10), batch=1000,
                      agent=agent, seed=4)
 

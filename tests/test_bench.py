@@ -3,6 +3,7 @@
 import pytest
 
 from card_envs.bench import profile, report, run
+from card_envs.core.make import factories
 from card_envs.registry import load_spec
 
 
@@ -58,7 +59,7 @@ def test_env_class_leaves_attribute_lookups_fast():
 
     for cls in (CardGameEnv, ClassicCardGameEnv):
         assert not any("__getattr__" in vars(c) for c in cls.__mro__)
-    env = load_spec("simple_tricks_v0").factories()[1]()
+    env = factories(load_spec("simple_tricks_v0")).raw_env()
     assert type(env) is CardGameEnv
     env.reset(seed=0)
     shadowed = [name for name in vars(env) if any(name in vars(c) for c in CardGameEnv.__mro__)]
@@ -69,7 +70,7 @@ def test_env_class_leaves_attribute_lookups_fast():
 def test_split_times_each_part_of_a_decision():
     from card_envs.bench import split, split_table
 
-    parts = split(load_spec("palace_v0").factories()[1], seconds=0.2)
+    parts = split(factories(load_spec("palace_v0")).raw_env, seconds=0.2)
     outer = ["last()", "pick", "step()", "game ends", "reset, iteration"]
     assert list(parts) == ["total", *outer, "decisions/game", "rules", "encoding"]
     assert parts["last()"] > 0 and parts["step()"] > 0 and parts["pick"] > 0

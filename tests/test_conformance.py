@@ -15,6 +15,7 @@ from gymnasium.utils.env_checker import check_env
 from pettingzoo.test import api_test, seed_test
 
 import card_envs
+from card_envs.core.make import factories
 from card_envs.registry import load_spec
 from tests.conftest import ALL_CONFIGS, CONFIG_IDS, ENV_NAMES, random_legal
 
@@ -40,7 +41,7 @@ def test_pettingzoo_make(env_id):
 @pytest.mark.parametrize("name,config", ALL_CONFIGS, ids=CONFIG_IDS)
 @pytest.mark.parametrize("factory", ["env", "raw_env"])
 def test_pettingzoo_api(name, config, factory):
-    make = load_spec(name).factories()[0 if factory == "env" else 1]
+    make = getattr(factories(load_spec(name)), factory)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # dict observations: PettingZoo warns for non-classic names
         api_test(make(**config), num_cycles=300)
@@ -48,13 +49,13 @@ def test_pettingzoo_api(name, config, factory):
 
 @pytest.mark.parametrize("name,config", ALL_CONFIGS, ids=CONFIG_IDS)
 def test_pettingzoo_seed(name, config):
-    env, _, _ = load_spec(name).factories()
+    env = factories(load_spec(name)).env
     seed_test(lambda: env(**config), num_cycles=300)
 
 
 @pytest.mark.parametrize("name", ENV_NAMES)
 def test_pickle_mid_game_continues_identically(name):
-    env_fn = load_spec(name).factories()[0]
+    env_fn = factories(load_spec(name)).env
     env = env_fn()
     env.reset(seed=7)
     rng = np.random.default_rng(0)
@@ -86,7 +87,7 @@ def test_gymnasium_check_env(env_id):
 @pytest.mark.parametrize("name,config", ALL_CONFIGS, ids=CONFIG_IDS)
 @pytest.mark.parametrize("dict_obs", [False, True])
 def test_gymnasium_check_env_variants(name, config, dict_obs):
-    gym_env = load_spec(name).factories()[2]
+    gym_env = factories(load_spec(name)).gym
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         check_env(gym_env(**config, dict_obs=dict_obs), skip_render_check=True)
@@ -114,7 +115,7 @@ def test_list_envs_covers_the_registry():
     rows = card_envs.list_envs()
     assert [r.env_name for r in rows] == ENV_NAMES
     for r in rows:
-        env = load_spec(r.env_name).factories()[1]()
+        env = factories(load_spec(r.env_name)).raw_env()
         assert env.action_space("player_0").n == r.num_actions
         assert env.observation_space("player_0")["observation"].shape == r.obs_shape
 
@@ -127,7 +128,7 @@ def test_import_does_not_import_torch():
 
 @pytest.mark.parametrize("name", ENV_NAMES)
 def test_last_then_step_encodes_once(name, monkeypatch):
-    env = load_spec(name).factories()[0]()
+    env = factories(load_spec(name)).env()
     env.reset(seed=0)
     calls = []
     encode = env.encoder.encode_state_read_only  # what the AEC env calls

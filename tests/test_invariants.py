@@ -8,6 +8,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from card_envs.core.make import factories
 from card_envs.registry import load_spec
 from tests.conftest import ENV_NAMES
 
@@ -87,7 +88,7 @@ def test_rewards_summed_over_a_game_equal_its_payoffs(name):
     its scores), through the rules and through the AEC env, so a step that never pays fails
     here; shaped-reward variants (a source's own reward) have no fixed total."""
     spec = load_spec(name)
-    env_fn = spec.factories()[1]
+    env_fn = factories(spec).raw_env
     checked = 0
     for variant in spec.variants:
         game = spec.make_game(**variant)

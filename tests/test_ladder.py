@@ -6,6 +6,7 @@ import pytest
 
 from card_envs.cli import main as cli_main
 from card_envs.core.agents import BaseAgent
+from card_envs.core.make import make_batched
 from card_envs.ladder import (
     SETTINGS,
     Setting,
@@ -192,7 +193,7 @@ def test_matches_on_the_twin_are_the_games_of_the_scalar_ladder(key):
     pytest.importorskip("numba", reason="the twins are compiled with numba (the test extra)")
     setting = next(s for s in SETTINGS if s.key == key)
     spec = load_spec(setting.env_name)
-    rule_agents = ["random", *spec.make_batched(**setting.game_args).agents]
+    rule_agents = ["random", *make_batched(spec, **setting.game_args).agents]
     runs = [run_ladder(setting, games=6, names=rule_agents, scalar=scalar)
             for scalar in (False, True)]
     for batched, scalar in zip(runs[0].rows, runs[1].rows, strict=True):

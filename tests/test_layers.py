@@ -1,9 +1,12 @@
-"""The import contract: core imports no game, registry, rl or tool; games import only core.
+"""The import contract: core imports no game, registry, rl or tool; games import only core;
+no package has an import circle inside it.
 
 The layers above the games (``baselines > rl > tools > registry > core``) are the
 import-linter contract in pyproject.toml; the per-game contracts are made here from the
-registry, so that a new game is checked without anyone listing it. Imports inside functions
-count: grimp (import-linter's graph) reads every import statement of a module, and
+registry, so that a new game is checked without anyone listing it, and so is the one that
+forbids circles among the modules (and subpackages) of every package of card_envs: the
+package itself, core, rl, vector, web, each game. Imports inside functions and under
+``TYPE_CHECKING`` count: grimp (import-linter's graph) reads every import statement of a module, and
 ``test_the_contract_sees_every_import_statement`` checks that against the modules' own
 syntax trees.
 """
@@ -25,6 +28,7 @@ pytest.importorskip("importlinter")
 
 ROOT = Path(__file__).resolve().parents[1]
 PACKAGES = ("card_envs", "baselines")
+NO_CIRCLES = "no import circle inside any package of card_envs"
 
 
 def game_packages() -> list[str]:
@@ -57,6 +61,17 @@ def contract_ini(top_level: list[str]) -> str:
         "type = forbidden",
         "source_modules = card_envs.core",
         f"forbidden_modules ={_ini_list(games)}",
+        "",
+    ]
+    lines += [
+        "[importlinter:contract:no-circles]",
+        f"name = {NO_CIRCLES}",
+        "type = acyclic_siblings",
+        "ancestors = card_envs",
+        # GameSpec.factories() and .make_batched() call card_envs.core.make, which builds from
+        # specs: kept while card_envs/vector, baselines/ and docs/vector.md call them (new code
+        # calls core.make). Remove this line with them.
+        "ignore_imports = card_envs.core.spec -> card_envs.core.make",
         "",
     ]
     for game in games:
@@ -92,6 +107,7 @@ def test_the_import_contract_is_kept(graph, tmp_path):
     assert run.returncode == 0, printed
     for game in game_packages():
         assert f"{game} imports only card_envs.core KEPT" in printed, printed
+    assert f"{NO_CIRCLES} KEPT" in printed, printed
 
 
 def test_core_and_games_do_not_import_the_package_root(graph):
@@ -161,14 +177,3 @@ def test_the_package_reads_no_file_of_the_baselines_layer():
                     node.value == "baselines" or "baselines/" in node.value):
                 offending.append(f"{path.relative_to(ROOT)}:{node.lineno}: {node.value!r}")
     assert not offending, offending
-
-
-@pytest.mark.parametrize("package", game_packages())
-def test_no_import_circle_inside_a_game(graph, package):
-    # e.g. agents.py listing the search agent while search.py plays out with the rule agents:
-    # each piece lives where nothing it imports imports it back (imports in functions count)
-    modules = sorted(m for m in graph.modules if m.startswith(package + "."))
-    circles = [(a, b) for a in modules for b in modules if a < b
-               and graph.chain_exists(importer=a, imported=b)
-               and graph.chain_exists(importer=b, imported=a)]
-    assert not circles, circles

@@ -9,6 +9,7 @@ import numpy as np
 import pytest
 
 from card_envs import IllegalActionError
+from card_envs.core.make import factories
 from card_envs.registry import load_spec
 from tests.conftest import ENV_NAMES
 
@@ -17,7 +18,7 @@ ROOT = Path(__file__).resolve().parents[1]
 
 @pytest.mark.parametrize("name", ENV_NAMES)
 def test_raw_env_names_the_agent_as_the_env_does(name):
-    env = load_spec(name).factories()[1]()
+    env = factories(load_spec(name)).raw_env()
     env.reset(seed=0)
     agent = env.agent_selection
     illegal = int(np.flatnonzero(env.observe(agent)["action_mask"] == 0)[0])
@@ -28,11 +29,11 @@ def test_raw_env_names_the_agent_as_the_env_does(name):
 def test_mask_dtypes_are_the_documented_ones():
     """int8 in observations and infos (PettingZoo's dtype), bool from action_masks()."""
     spec = load_spec("simple_tricks_v0")
-    aec = spec.factories()[0]()
+    aec = factories(spec).env()
     aec.reset(seed=0)
     assert aec.observe(aec.agent_selection)["action_mask"].dtype == np.int8
     assert aec.observation_space("player_0")["action_mask"].dtype == np.int8
-    gym = spec.factories()[2](dict_obs=True)
+    gym = factories(spec).gym(dict_obs=True)
     obs, info = gym.reset(seed=0)
     assert obs["action_mask"].dtype == np.int8 and info["action_mask"].dtype == np.int8
     assert gym.action_masks().dtype == bool
@@ -57,7 +58,7 @@ def test_the_learner_can_play_its_teammates_seats_and_only_theirs():
     are steps, observed (and masked) from that seat; the reward is the team's; nothing else
     may be so entered."""
     spec = load_spec("literature_v0")
-    env = spec.factories()[2](num_players=4, opponent=["cautious", "learner", "cautious"])
+    env = factories(spec).gym(num_players=4, opponent=["cautious", "learner", "cautious"])
     game, encoder = env.game, env.encoder
     seen = set()
     for episode in range(6):
@@ -79,9 +80,9 @@ def test_the_learner_can_play_its_teammates_seats_and_only_theirs():
     for bad in (["learner", "cautious", "cautious"], ["cautious", "cautious", "learner"]):
         with pytest.raises(ValueError, match=r"only for the learner's teammates: the seats 2 "
                                              r"places after the learner's; got it for the seat"):
-            spec.factories()[2](num_players=4, opponent=bad)
+            factories(spec).gym(num_players=4, opponent=bad)
     with pytest.raises(ValueError, match="none in this game"):
-        load_spec("thirty_one_v0").factories()[2](num_players=3, opponent="learner")
+        factories(load_spec("thirty_one_v0")).gym(num_players=3, opponent="learner")
 
 
 def test_teammate_places_come_from_the_games_teams():

@@ -10,6 +10,7 @@ from typing import Any
 import numpy as np
 import pytest
 
+from card_envs.core.make import factories
 from card_envs.registry import load_spec
 from tests.conftest import ENV_NAMES
 
@@ -74,7 +75,7 @@ def test_no_field_of_a_view_can_change_the_game(name):
 @pytest.mark.parametrize("name", ENV_NAMES)
 def test_observations_the_env_keeps_are_read_only(name):
     spec = load_spec(name)
-    env = spec.factories()[1]()  # raw_env
+    env = factories(spec).raw_env()
     rng = np.random.default_rng(0)
     steps = 0
     for seed in range(3):

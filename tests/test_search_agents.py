@@ -9,6 +9,7 @@ import pytest
 
 from card_envs.core.agents import RandomAgent, make_agent
 from card_envs.core.game import Game, State, View
+from card_envs.core.make import factories
 from card_envs.core.search import ISMCTS, PIMC, SearchAgent
 from card_envs.literature import search as literature_search
 from card_envs.literature.agents import HeuristicAgent as LiteratureHeuristic
@@ -314,7 +315,7 @@ def test_the_search_agent_is_an_ordinary_agent(name):
     agent = make_agent(spec, "ismcts:3", game)
     assert isinstance(agent, SearchAgent) and agent.budget == 3
     assert make_agent(spec, "ismcts", game).budget == type(agent).default_budget
-    env = spec.factories()[2](opponent="ismcts:2")
+    env = factories(spec).gym(opponent="ismcts:2")
     obs, _ = env.reset(seed=0)
     for _ in range(5):
         legal = np.flatnonzero(env.action_masks())

@@ -30,6 +30,7 @@ import tests.test_invariants as invariants
 import tests.test_leaks as leaks
 import tests.test_masks_and_errors as masks_and_errors
 import tests.test_read_only as read_only
+from card_envs.core.make import factories
 from card_envs.registry import env_names, load_spec, register_game, unregister_game
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -118,7 +119,7 @@ def test_gymnasium_check_env(config, dict_obs):
 def test_pickling(monkeypatch):
     conformance.test_pickle_mid_game_continues_identically(NAME)
     conformance.test_last_then_step_encodes_once(NAME, monkeypatch)
-    env = load_spec(NAME).factories()[1]()
+    env = factories(load_spec(NAME)).raw_env()
     env.reset(seed=3)
     assert pickle.loads(pickle.dumps(env)).spec is load_spec(NAME)
 

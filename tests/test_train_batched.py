@@ -13,6 +13,7 @@ import torch as th  # noqa: E402
 
 from baselines.common import Run, result_row  # noqa: E402
 from baselines.config import build_config  # noqa: E402
+from card_envs.core.make import make_batched  # noqa: E402
 from card_envs.registry import load_spec  # noqa: E402
 
 MLP = "{net_arch: [64, 64], activation_fn: relu}"  # a plain MLP for tests that rig weights
@@ -215,7 +216,7 @@ def test_pool_player_draws_a_snapshot_per_game_and_follows_the_pool():
     spec = load_spec("simple_tricks_v0")
     pool = SnapshotPool(spec, spec.make_game(), None, "dqn")
     pool.members = [_Fixed(False)]
-    engine = spec.make_batched()
+    engine = make_batched(spec)
     seat = PoolPlayer(pool, engine, "default", mix="first_play", mix_fraction=0.25, seed=1)
     env = CardVectorEnv("simple_tricks", 256, opponent=seat.player, learner_seat=0)
     env.reset(seed=0)

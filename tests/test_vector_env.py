@@ -13,6 +13,7 @@ from gymnasium.vector import AutoresetMode
 
 import card_envs  # noqa: F401  (registers the games)
 from card_envs import vector
+from card_envs.core.make import make_batched
 from card_envs.registry import env_names, load_spec
 
 pytest.importorskip("numba", reason="the twins are compiled with numba (the test extra)")
@@ -63,7 +64,7 @@ def exact_cases() -> list[tuple[str, dict]]:
     cases = []
     for name in GAMES:
         spec = load_spec(name)
-        engine = spec.make_batched(**spec.gym_defaults)
+        engine = make_batched(spec, **spec.gym_defaults)
         for agent in engine.agents:
             cases.append((name, {"opponent": agent}))
         cases.append((name, {"obs_encoding": "original", "learner_seat": 0}))
@@ -93,7 +94,7 @@ def test_a_player_opponent_plays_between_the_compiled_calls(name):
     # a Player that asks the engine for its rule agent's moves must give the very games of
     # that rule agent playing inside the compiled call
     spec = load_spec(name)
-    agent = spec.make_batched(**spec.gym_defaults).agents[-1]
+    agent = make_batched(spec, **spec.gym_defaults).agents[-1]
     compiled = CardVectorEnv(name, num_envs=32, opponent=agent)
     calls = []
 

@@ -6,6 +6,7 @@ import pytest
 
 from card_envs.core import evaluation
 from card_envs.core.agents import make_agent
+from card_envs.core.make import make_batched
 from card_envs.registry import load_spec
 
 pytest.importorskip("numba", reason="the twins are compiled with numba (the test extra)")
@@ -23,7 +24,7 @@ def test_every_twin_evaluates_as_the_scalar_loop(name):
     games = GAMES.get(name, 40)
     for variant in spec.variants:
         game = spec.make_game(**variant)
-        agents = list(spec.make_batched(**variant).agents)  # random first: it draws
+        agents = list(make_batched(spec, **variant).agents)  # random first: it draws
         lineup = (agents * game.num_players)[: game.num_players]
         kept = {"scalar": [], "batched": []}
         scalar = evaluation.evaluate(game, [make_agent(spec, a, game) for a in lineup], games,

@@ -7,6 +7,7 @@ import pytest
 
 from card_envs import vector
 from card_envs.core.agents import make_agent
+from card_envs.core.make import factories
 from card_envs.registry import load_spec
 from card_envs.vector.selfplay import play, rule_agent
 
@@ -17,7 +18,7 @@ def scalar_payoffs(name: str, agents: list[str], seeds: np.ndarray) -> np.ndarra
     spec = load_spec(name)
     out = []
     for g, seed in enumerate(seeds.tolist()):
-        env = spec.factories()[1]()
+        env = factories(spec).raw_env()
         env.reset(seed=seed)
         game, n = env.game, env.game.num_players
         players = [make_agent(spec, a, game) for a in agents]
@@ -67,7 +68,7 @@ def test_the_shipped_model_plays_the_same_batched_as_scalar():
 
     expected = []
     for g, seed in enumerate(seeds.tolist()):
-        env = spec.factories()[1]()
+        env = factories(spec).raw_env()
         env.reset(seed=seed)
         game = env.game
         players = [agent, FirstPlayAgent(game)]

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from card_envs.core.make import factories
 from card_envs.registry import load_spec
 
 
@@ -18,7 +19,7 @@ def play_beside_gym_env(name: str, kwargs: dict, batch: int, most_steps: int, fi
     games = batch if games is None else games
     seeds = np.arange(batch) + first_seed
     env = CardVectorEnv(name, num_envs=batch, **kwargs)
-    gym_env = load_spec(name).factories()[2]
+    gym_env = factories(load_spec(name)).gym
     scalars = [gym_env(illegal_reward=None, **kwargs) for _ in range(batch)]
     obs, info = env.reset(seed=seeds)
     expected = [e.reset(seed=int(s)) for e, s in zip(scalars, seeds, strict=True)]

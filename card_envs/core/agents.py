@@ -10,19 +10,12 @@ from __future__ import annotations
 import importlib
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
+from typing import Any
 
 import numpy as np
 
-from card_envs.core.game import Game, View
-
-if TYPE_CHECKING:
-    from card_envs.core.spec import GameSpec
-
-
-@runtime_checkable
-class Agent(Protocol):
-    def act(self, view: View, rng: np.random.Generator) -> int: ...
+from card_envs.core.game import Agent, Game, View
+from card_envs.core.spec import GameSpec
 
 
 class BaseAgent:

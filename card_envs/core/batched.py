@@ -8,7 +8,7 @@ with a leading batch axis, its constants, and its rules for one slot as numba ke
 twin, the public interface that the Gymnasium ``VectorEnv``, the SB3 ``VecEnv``, self-play and
 evaluation use::
 
-    engine = SPEC.make_batched(num_values=10)      # or card_envs.vector.make("simple_tricks")
+    engine = make_batched(SPEC, num_values=10)     # core.make; or card_envs.vector.make(...)
     state = engine.init(1024, seed=0)              # or seeds=[...]: one scalar seed per game
     mask = engine.legal_action_mask(state)         # (B, actions) int8
     obs = engine.observe(state)                    # (B, size) float32, the seat to act's
@@ -507,11 +507,6 @@ class BatchedGame:
             f"{self.name}: action {action} in slot {i} is {what} for player "
             f"{int(state.current_player[i])}; legal there: {legal}{more}"
         )
-
-
-def make_batched(spec: GameSpec, **rules: Any) -> BatchedGame:
-    """The batched engine of ``spec``'s game for the rules arguments ``rules``."""
-    return BatchedGame(spec, spec.make_game(**rules))
 
 
 # --- the Gymnasium view's turn --------------------------------------------------------------------

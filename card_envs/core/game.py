@@ -17,7 +17,7 @@ from __future__ import annotations
 import copy
 import operator
 from abc import ABC, abstractmethod
-from typing import Any, ClassVar
+from typing import Any, ClassVar, Protocol, runtime_checkable
 
 import numpy as np
 
@@ -177,6 +177,13 @@ class View:
     """
 
     __slots__ = ("player", "legal")
+
+
+@runtime_checkable
+class Agent(Protocol):
+    """Anything that plays a seat from its view (``card_envs.core.agents``)."""
+
+    def act(self, view: View, rng: np.random.Generator) -> int: ...
 
 
 class Game(ABC):

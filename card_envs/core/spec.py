@@ -1,11 +1,11 @@
-"""GameSpec: everything the generic environments need to know about one game, and its factories.
+"""GameSpec: everything the generic environments need to know about one game (data and checks).
 
 A game's ``env.py`` declares one ``GameSpec`` named ``SPEC``: the game's identity (name,
 version, Gymnasium name, player counts), declared once; the registry derives every id from
-it. ``spec.factories()`` gives the PettingZoo-classic style ``env()`` / ``raw_env()`` and
-the Gymnasium ``gym_env()``.
-Constructor arguments are checked here, so a wrong name or value raises
-ValueError naming the valid choices, at construction.
+it. Constructor arguments are checked here, so a wrong name or value raises
+ValueError naming the valid choices, at construction. What is built from a spec (its
+environments, ``card_envs.core.make.factories(SPEC)``, and its batched engine,
+``make_batched(SPEC, **rules)``) is built in ``card_envs.core.make``.
 """
 
 from __future__ import annotations
@@ -17,9 +17,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from card_envs.core.agents import Agent
 from card_envs.core.encoding import Encoder
-from card_envs.core.game import Game, State, check_choice
+from card_envs.core.game import Agent, Game, State, check_choice
 
 # Where each registered spec is defined (id(spec) -> module path), for pickling by reference;
 # card_envs.registry fills it, so that this module need not import the registry.
@@ -84,7 +83,6 @@ class GameSpec:
     # dict (card_envs/core/board.py), only what that seat may see (everything for None);
     # None: the page shows ``render``'s text.
     board: Callable[[Game, State, int | None], dict] | None = None
-    _factories: Any = field(default=None, init=False, repr=False)
 
     def __post_init__(self) -> None:
         # The identity every id is derived from: fail at declaration, not at registration.
@@ -173,43 +171,17 @@ class GameSpec:
                     f"valid arguments: {', '.join(valid)}"
                 )
 
-    def make_batched(self, **rules: Any):
-        """The game's batched engine (``core.batched.BatchedGame``) for the rules arguments
-        ``rules``; ValueError if it has no twin or numba is missing, or for a bad argument."""
-        from card_envs.core.batched import make_batched
-
-        return make_batched(self, **rules)
-
+    # The two methods below stay while card_envs/vector, baselines/ and docs/vector.md call
+    # them; new code calls card_envs.core.make. They are the one import upward inside core
+    # (tests/test_layers.py allows it by name): delete both, and that line, once no one does.
     def factories(self):
-        """``(env, raw_env, gym_env)`` constructors for this game (made once, then the same)."""
-        if self._factories is None:
-            object.__setattr__(self, "_factories", self._make_factories())
-        return self._factories
+        """``card_envs.core.make.factories(self)``: ``(env, raw_env, gym)`` by name."""
+        from card_envs.core import make
 
-    def _make_factories(self):
-        from card_envs.core.aec import CardGameEnv, ClassicCardGameEnv
-        from card_envs.core.gym_env import SingleAgentEnv
+        return make.factories(self)
 
-        spec = self
+    def make_batched(self, **rules: Any):
+        """``card_envs.core.make.make_batched(self, **rules)``: the batched engine."""
+        from card_envs.core import make
 
-        def raw_env(**kwargs: Any) -> CardGameEnv:
-            game, encoder, rest = spec.build(kwargs)
-            return CardGameEnv(spec, game, encoder, **rest)
-
-        def env(**kwargs: Any) -> CardGameEnv:
-            game, encoder, rest = spec.build(kwargs)
-            return ClassicCardGameEnv(spec, game, encoder, **rest)
-
-        def gym_env(**kwargs: Any) -> SingleAgentEnv:
-            game, encoder, rest = spec.build({**spec.gym_defaults, **kwargs}, GYM_ARGS)
-            return SingleAgentEnv(spec, game, encoder, **rest)
-
-        raw_env.__doc__ = (
-            f"The {spec.env_name} AEC environment; an illegal action raises IllegalActionError."
-        )
-        env.__doc__ = (
-            f"The {spec.env_name} AEC environment with PettingZoo classic semantics "
-            "(an illegal action ends the game with -1 to the offender)."
-        )
-        gym_env.__doc__ = f"The single-agent Gymnasium view of {spec.env_name}."
-        return env, raw_env, gym_env
+        return make.make_batched(self, **rules)

@@ -7,6 +7,7 @@ import textwrap
 from card_envs.core.board import backs, card, row, seat
 from card_envs.core.board import board as make_board
 from card_envs.core.cards import unicode_ok
+from card_envs.core.make import factories
 from card_envs.core.spec import GameSpec
 from card_envs.literature.agents import CautiousAgent, HeuristicAgent
 from card_envs.literature.deck import (
@@ -214,4 +215,4 @@ SPEC = GameSpec(
     batched="card_envs.literature.batched",
 )
 
-env, raw_env, gym_env = SPEC.factories()
+env, raw_env, gym_env = factories(SPEC)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from card_envs.core.board import backs, card, row, seat
 from card_envs.core.board import board as make_board
+from card_envs.core.make import factories
 from card_envs.core.spec import GameSpec
 from card_envs.ninety_eight_cards.agents import GreedyAgent
 from card_envs.ninety_eight_cards.encoding import ENCODERS
@@ -134,4 +135,4 @@ SPEC = GameSpec(
     batched="card_envs.ninety_eight_cards.batched",
 )
 
-env, raw_env, gym_env = SPEC.factories()
+env, raw_env, gym_env = factories(SPEC)

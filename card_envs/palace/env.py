@@ -5,6 +5,7 @@ from __future__ import annotations
 from card_envs.core.board import backs, card, clickable, row, seat
 from card_envs.core.board import board as make_board
 from card_envs.core.cards import NUM_RANKS, RANK_NAMES
+from card_envs.core.make import factories
 from card_envs.core.spec import GameSpec
 from card_envs.palace.agents import HeuristicAgent, LowestFirstAgent
 from card_envs.palace.encoding import ENCODERS
@@ -164,4 +165,4 @@ SPEC = GameSpec(
     batched="card_envs.palace.batched",
 )
 
-env, raw_env, gym_env = SPEC.factories()
+env, raw_env, gym_env = factories(SPEC)

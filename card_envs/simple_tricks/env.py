@@ -5,6 +5,7 @@ from __future__ import annotations
 from card_envs.core.board import backs, card, clickable, row, seat
 from card_envs.core.board import board as make_board
 from card_envs.core.cards import unicode_ok
+from card_envs.core.make import factories
 from card_envs.core.spec import GameSpec
 from card_envs.simple_tricks.agents import FirstPlayAgent, HeuristicAgent
 from card_envs.simple_tricks.encoding import ENCODERS
@@ -126,4 +127,4 @@ SPEC = GameSpec(
     board=board,
 )
 
-env, raw_env, gym_env = SPEC.factories()
+env, raw_env, gym_env = factories(SPEC)

@@ -5,6 +5,7 @@ from __future__ import annotations
 from card_envs.core.board import backs, card, clickable, row, seat
 from card_envs.core.board import board as make_board
 from card_envs.core.cards import RANK_NAMES, rank_of, suit_of, unicode_ok
+from card_envs.core.make import factories
 from card_envs.core.spec import GameSpec
 from card_envs.thirty_one.agents import ExpectedValueAgent, GreedyAgent
 from card_envs.thirty_one.encoding import ENCODERS
@@ -195,4 +196,4 @@ SPEC = GameSpec(
     board=board,
 )
 
-env, raw_env, gym_env = SPEC.factories()
+env, raw_env, gym_env = factories(SPEC)

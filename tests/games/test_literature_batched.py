@@ -12,6 +12,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+from card_envs.core.make import make_batched
 from card_envs.literature import deck
 from card_envs.literature.encoding import DefaultEncoder
 from card_envs.literature.rules import DISCARDED, LIVE, Literature
@@ -29,7 +30,7 @@ LOW_S, HIGH_S, LOW_H = 0, 1, 2
 
 def twin_of(game_state, **rules):
     """(engine, batched state) with ``game_state`` loaded in slot 0 of a batch of one."""
-    engine = SPEC.make_batched(**rules)
+    engine = make_batched(SPEC, **rules)
     state = engine.init(1, seed=0)
     engine.load(state, 0, game_state)
     return engine, state
@@ -133,7 +134,7 @@ def test_original_rules_claim_a_half_suit_dealt_whole_at_the_deal():
     hands = hands_with(4, p2=half(LOW_H) + cards("AS 8S 8C 9C 10C JC"))
     s = game.deal(hands)
     assert s.outcome[LOW_H] == 0  # the scalar rules claim it for seat 2
-    engine = SPEC.make_batched(rules="original")
+    engine = make_batched(SPEC, rules="original")
     state = engine.init(1, seed=0)
     engine.load(state, 0, game.deal(hands))
     assert state.outcome[0, LOW_H] == 0 and state.declarer[0, LOW_H] == 2
@@ -159,7 +160,7 @@ def engine_words(game: Literature, s) -> np.ndarray:
                                    {"rules": "original"}], ids=str)
 def test_every_observers_tables_equal_the_scalar_engines_every_step(rules):
     game = SPEC.make_game(**rules)
-    engine = SPEC.make_batched(**rules)
+    engine = make_batched(SPEC, **rules)
     batch = 20
     seeds = np.arange(batch) + 31
     state = engine.init(batch, seeds=seeds)

@@ -7,6 +7,7 @@ import pytest
 
 from card_envs.core.agents import make_agent
 from card_envs.core.evaluation import play_game
+from card_envs.core.make import make_batched
 from card_envs.ninety_eight_cards.expert import (
     ExpertAgent,
     TurnPlanner,
@@ -151,7 +152,7 @@ def test_the_batched_expert_plays_the_scalar_experts_move(deck, piles, expected)
     pytest.importorskip("numba", reason="the twins are compiled with numba (the test extra)")
     spec = load_spec("ninety_eight_cards")
     game = spec.make_game()
-    engine = spec.make_batched()
+    engine = make_batched(spec)
     s = game.deal(deck, piles=piles, played=98 - len(deck))
     state = engine.init(1, seed=0)
     engine.load(state, 0, s)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from card_envs.core.make import factories
 from card_envs.core.spec import GameSpec
 from tests.toy_game.agents import AGENTS
 from tests.toy_game.encoding import ENCODERS
@@ -41,4 +42,4 @@ SPEC = GameSpec(
     batched="tests.toy_game.batched",
 )
 
-env, raw_env, gym_env = SPEC.factories()
+env, raw_env, gym_env = factories(SPEC)
