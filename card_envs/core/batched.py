@@ -37,6 +37,13 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from card_envs.core.batched_codes import (  # noqa: F401  (the batched envs read them here)
+    EXTERNAL_AGENT,
+    EXTERNAL_MOVE,
+    LEARNER_AGENT,
+    LEARNER_MOVE,
+    NEW_GAME,
+)
 from card_envs.core.game import Game, check_choice
 
 if TYPE_CHECKING:
@@ -512,8 +519,6 @@ class BatchedGame:
 # --- the Gymnasium view's turn --------------------------------------------------------------------
 # Deals in which the learner never gets to act are dealt again; this bounds the deals.
 MAX_DEALS = 100
-NEW_GAME, LEARNER_MOVE, EXTERNAL_MOVE = 0, 1, 2  # as batched_loops's (which imports numba)
-EXTERNAL_AGENT, LEARNER_AGENT = -1, -2  # batched_loops's EXTERNAL and LEARNER
 
 
 class Turns:
@@ -551,8 +556,8 @@ def play_turns(engine: BatchedGame, state: BatchedState, turns: Turns, kind: int
     NEW_GAME (deal, as gym_env's reset), LEARNER_MOVE (the learners' moves) or EXTERNAL_MOVE
     (the EXTERNAL seats' moves), ``actions[r]`` the move in game rows[r]; then the other
     seats play up to each learner's next decision (``opponents``: each other seat's agent
-    number, relative to the learner; ``batched_loops.EXTERNAL`` for a seat whose moves come
-    from outside, ``batched_loops.LEARNER`` for a teammate the learner plays)."""
+    number, relative to the learner; ``EXTERNAL_AGENT`` for a seat whose moves come from
+    outside, ``LEARNER_AGENT`` for a teammate the learner plays)."""
     engine.check_state(state)
     bad = engine.loops.turn_moves(
         state.arrays, engine.cfg, rows, actions, kind, state.rngs, state.rng_of, turns.seat,

@@ -39,13 +39,17 @@ import numpy as np
 from numba import njit
 from numba.np.random.random_methods import random_interval
 
+from card_envs.core.batched_codes import (
+    EXTERNAL_AGENT,
+    EXTERNAL_MOVE,
+    LEARNER_AGENT,
+    NEW_GAME,
+    RANDOM_AGENT,
+)
+
 # The kernels of one twin: the public loops below read them here, and ``specialize`` compiles
 # copies of those loops with these names bound to a twin's kernels.
 DEAL = STEP = OBSERVE = ACT = RESULT = None
-
-RANDOM = 0  # agent number of the uniformly random agent (the twins number theirs from 1)
-EXTERNAL = -1  # an opponent seat whose moves come from outside the loop (a network, say)
-LEARNER = -2  # a seat the learner plays too (a teammate): its decisions are learner steps
 
 
 @njit(cache=True)
@@ -129,8 +133,8 @@ def _play(step, s, cfg, slots, actions, rngs, rng_of, zeroed=False):  # pragma: 
 
 @njit(inline="always")
 def _choose(act, s, cfg, rows, agent, rngs, rng_of, out):  # pragma: no cover - compiled
-    """out[r]: agent ``agent``'s action in game rows[r] (RANDOM: RandomAgent's draw)."""
-    if agent == RANDOM:
+    """out[r]: agent ``agent``'s action in game rows[r] (RANDOM_AGENT: RandomAgent's draw)."""
+    if agent == RANDOM_AGENT:
         mask = s.mask
         legal = np.empty(mask.shape[1] + 1, np.int64)
         if len(rngs) == 1:  # one generator for the batch: looked up once
@@ -179,15 +183,15 @@ def result_slots(s, cfg, payoffs, scores):  # pragma: no cover - compiled
 
 # --- the Gymnasium view's turn ----------------------------------------------------------------
 # Per slot: ``seat`` the learner's seat; ``opponents[k]`` the agent of the seat k + 1 places
-# after the learner (EXTERNAL: its moves come from outside, between calls); ``earned`` what the
-# learner's seat earned from the other seats' moves since its own move (or since the deal);
+# after the learner (EXTERNAL_AGENT: its moves come from outside, between calls); ``earned``
+# what the learner's seat earned from the other seats' moves since its own move (or since the deal);
 # ``fresh`` whether that game was dealt in this turn (its earnings then wait in ``pending`` for
 # the learner's next move, as after gym_env's reset); ``waiting`` whether an EXTERNAL seat is
 # to act; ``ended`` whether the learner's game ended in this turn (its last observation and
 # result are in ``final_obs``, ``final_payoff``, ``final_score``, ``final_truncated``).
 # The other seats move in waves: each wave one move in every game that needs one, as one call
-# of each kernel; a game's own draws keep their order (the agent's, then the move's).
-NEW_GAME, LEARNER_MOVE, EXTERNAL_MOVE = 0, 1, 2
+# of each kernel; a game's own draws keep their order (the agent's, then the move's). The kinds
+# of move and the agent codes are card_envs.core.batched_codes'.
 
 
 @njit(inline="always")
@@ -267,15 +271,15 @@ def turn_moves(s, cfg, rows, actions, kind, rngs, rng_of,
                 num_again += 1
                 continue
             p = current_player[i]
-            agent = LEARNER if p == seat[i] else opponents[(p - seat[i]) % n - 1]
-            if agent == LEARNER:
+            agent = LEARNER_AGENT if p == seat[i] else opponents[(p - seat[i]) % n - 1]
+            if agent == LEARNER_AGENT:
                 acting[i] = p
                 if fresh[i]:
                     pending[i] = earned[i]
                 else:
                     reward[i] += earned[i]
                 continue
-            if agent == EXTERNAL:
+            if agent == EXTERNAL_AGENT:
                 waiting[i] = True
                 continue
             movers[num_movers] = i
