@@ -13,9 +13,9 @@ How agents meet, by the shape of the game:
   mean score (normal 95% interval), no rating.
 - two players (simple tricks, Thirty-One at 2 players): every pair of agents plays
   duplicate deals (each deal twice, seats swapped); a pair of games is one rated match,
-  won by the larger total score (tricks; the payoff for a game without a score). For
-  simple tricks the table adds each agent's regret: the tricks it gives away per game
-  against perfect play (``card_envs.simple_tricks.solver.regret``).
+  won by the larger total score (tricks; the payoff for a game without a score). For a
+  game small enough to solve (its spec's ``exact_solver``: simple tricks) the table adds
+  each agent's regret: what it gives away per game against perfect play.
 - two teams (Literature): every pair of agents plays with one agent in all the seats of
   one team and the other in the other team's seats, seats rotated game by game.
 - free for all (Palace; Thirty-One with 3 or more players): every set of
@@ -508,12 +508,9 @@ def run_ladder(
         rows.sort(key=lambda r: (-r.tally.rate("wins")[0], -(r.tally.mean_score or 0.0)))
     else:
         rows.sort(key=lambda r: -r.rating[0] if r.rating else 0.0)
-    if spec.name == "simple_tricks":
+    if spec.exact_solver is not None:
         add_regret(spec, game, rows, roster, games, seed)
-        notes.append(
-            "regret: tricks given away per game against perfect play, on "
-            f"{games} deals x 2 seats against the `solver` agent (95% CI)."
-        )
+        notes.append(spec.exact_solver.note.format(deals=games))
     return LadderResult(
         setting_, kind, n, rows, len(lineups), played, seed, time.perf_counter() - start, notes
     )
@@ -541,12 +538,11 @@ def fit_ratings(
 
 
 def add_regret(spec, game, rows: list[Row], roster: Roster, deals: int, seed: int) -> None:
-    """Simple tricks: each row's regret against perfect play (see the module docstring)."""
-    from card_envs.simple_tricks.solver import regret
-
+    """Each row's regret against perfect play, for a game with an exact solver (see the
+    module docstring)."""
     for row in rows:
         agent = roster.seats(row.name, 1)[0].agent
-        r = regret(game, agent, deals, seed)
+        r = spec.exact_solver.regret(game, agent, deals, seed)
         row.extra["regret [95% CI]"] = f"{r.mean:.3f} [{max(r.low, 0.0):.3f}, {r.high:.3f}]"
 
 
@@ -586,22 +582,23 @@ def _measure(result: LadderResult, solo_score: bool = False):
     return span, "rating", "{:.1f}"
 
 
-def _split(result: LadderResult, rule_agents: Sequence[str]) -> tuple[list[Row], list[Row]]:
-    """The section's search agents (a budget, ``NAME:BUDGET``, or simple tricks' exact
-    ``solver``) and its rule agents (the spec's others)."""
-    search = [r for r in result.rows if ":" in r.name or r.name == "solver"]
-    rules = [r for r in result.rows if r.name in rule_agents and r.name not in ("solver",)]
+def _split(result: LadderResult, rule_agents: Sequence[str],
+           exact: Sequence[str] = ()) -> tuple[list[Row], list[Row]]:
+    """The section's search agents (a budget, ``NAME:BUDGET``, or an ``exact`` solver) and its
+    rule agents (``rule_agents``, the spec's others)."""
+    search = [r for r in result.rows if ":" in r.name or r.name in exact]
+    rules = [r for r in result.rows if r.name in rule_agents and r.name not in exact]
     return search, rules
 
 
-def verdict(result: LadderResult, rule_agents: Sequence[str]) -> str:
+def verdict(result: LadderResult, rule_agents: Sequence[str], exact: Sequence[str] = ()) -> str:
     """Whether the best search agent is clearly above the best rule agent (one sentence).
 
-    Search agents are the ones with a budget (``NAME:BUDGET``) and simple tricks' exact
-    ``solver``; rule agents are the spec's other agents. "Clearly" means the 95% intervals
-    (ratings; for one player, win rates) do not overlap.
+    Search agents are the ones with a budget (``NAME:BUDGET``) and the game's exact solver
+    (``exact``: its spec's ``exact_solver``); rule agents are the spec's other agents.
+    "Clearly" means the 95% intervals (ratings; for one player, win rates) do not overlap.
     """
-    search, rules = _split(result, rule_agents)
+    search, rules = _split(result, rule_agents, exact)
     if not search or not rules:
         return "No search agent on this ladder: nothing to compare with the rule agents."
     span, what, fmt = _measure(result)
@@ -619,7 +616,8 @@ def verdict(result: LadderResult, rule_agents: Sequence[str]) -> str:
     return f"The search is not ahead: {pair}; it trails by {fmt.format(rv - v)}."
 
 
-def standing(result: LadderResult, rule_agents: Sequence[str]) -> str:
+def standing(result: LadderResult, rule_agents: Sequence[str],
+             exact: Sequence[str] = ()) -> str:
     """Where the shipped model (``best``, the network alone) stands against the section's
     best rule agent and best search agent (one sentence): clearly above or below where the
     95% intervals are apart, level where they overlap. For one player the mean scores are
@@ -628,7 +626,7 @@ def standing(result: LadderResult, rule_agents: Sequence[str]) -> str:
     best = next((r for r in result.rows if r.name == "best"), None)
     if best is None:
         return "No shipped model on this ladder."
-    search, rules = _split(result, rule_agents)
+    search, rules = _split(result, rule_agents, exact)
     span, what, fmt = _measure(result, solo_score=True)
     v, lo, hi = span(best)
     parts = []
@@ -667,8 +665,10 @@ def section_lines(result: LadderResult, img: str | None) -> list[str]:
     if result.notes:
         lines += ["", *result.notes]
     spec = load_spec(s.env_name)
-    rule_agents = [n for n, c in spec.agents.items() if not getattr(c, "takes_budget", False)]
-    lines += ["", verdict(result, rule_agents), "", standing(result, rule_agents)]
+    exact = () if spec.exact_solver is None else (spec.exact_solver.agent,)
+    rule_agents = [n for n, c in spec.agents.items()
+                   if not getattr(c, "takes_budget", False) and n not in exact]
+    lines += ["", verdict(result, rule_agents, exact), "", standing(result, rule_agents, exact)]
     if img:
         lines += ["", f"![ladder of {s.key}]({img})"]
     return lines

@@ -45,6 +45,19 @@ ENV_ARGS = ("obs_encoding", "render_mode")
 GYM_ARGS = ("opponent", "learner_seat", "dict_obs", "illegal_reward")
 
 
+@dataclass(frozen=True)
+class ExactSolver:
+    """A game small enough to play perfectly: its agent that does, and how far another agent
+    is from perfect play (the ladder adds that column for the games that have one)."""
+
+    agent: str  # the name, among the spec's agents, of the agent that plays perfectly
+    # (game, agent, deals, seed) -> what the agent gives away per game against perfect play,
+    # with ``mean``, ``low`` and ``high`` (a 95% interval)
+    regret: Callable[[Game, Agent, int, int], Any]
+    # what the regret counts, with ``{deals}``: the ladder's note under its table
+    note: str
+
+
 @dataclass(frozen=True, eq=False)
 class GameSpec:
     """One game: its rules class, encoders, rule-based agents and text rendering.
@@ -83,6 +96,8 @@ class GameSpec:
     # dict (card_envs/core/board.py), only what that seat may see (everything for None);
     # None: the page shows ``render``'s text.
     board: Callable[[Game, State, int | None], dict] | None = None
+    # A game small enough to solve: the agent that plays perfectly, and the regret of others.
+    exact_solver: ExactSolver | None = None
 
     def __post_init__(self) -> None:
         # The identity every id is derived from: fail at declaration, not at registration.

@@ -6,11 +6,11 @@ from card_envs.core.board import backs, card, clickable, row, seat
 from card_envs.core.board import board as make_board
 from card_envs.core.cards import unicode_ok
 from card_envs.core.make import factories
-from card_envs.core.spec import GameSpec
+from card_envs.core.spec import ExactSolver, GameSpec
 from card_envs.simple_tricks.agents import FirstPlayAgent, HeuristicAgent
 from card_envs.simple_tricks.encoding import ENCODERS
 from card_envs.simple_tricks.rules import SimpleTricks, TricksState, card_label
-from card_envs.simple_tricks.solver import PimcAgent, SolverAgent
+from card_envs.simple_tricks.solver import PimcAgent, SolverAgent, regret
 
 
 def render(game: SimpleTricks, s: TricksState, player: int | None = None) -> str:
@@ -123,8 +123,13 @@ SPEC = GameSpec(
     move_label=move_label,
     describe_move=move_text,
     batched="card_envs.simple_tricks.batched",
-
     board=board,
+    exact_solver=ExactSolver(
+        agent="solver",
+        regret=regret,
+        note="regret: tricks given away per game against perfect play, on {deals} deals x 2 "
+        "seats against the `solver` agent (95% CI).",
+    ),
 )
 
 env, raw_env, gym_env = factories(SPEC)
