@@ -121,3 +121,56 @@ def test_integration_doc_snippets_are_the_examples_code():
         for line in code.splitlines():
             if line.strip() and line.strip() != "..." and not line.lstrip().startswith("#"):
                 assert line.strip() in source, f"docs/integrations.md: not in {path}: {line!r}"
+
+
+# --- every other code block of the pages about using the envs runs, and what trains learns ------
+DOC_PAGES = [("docs/integrations.md", None), ("docs/vector.md", None),
+             ("README.md", "## Using the environments")]
+OPTIONAL = {"sb3_contrib", "stable_baselines3", "torch", "numba", "supersuit", "ray"}
+BLOCK = re.compile(r"(<!-- from examples/\S+\.py -->\s*)?```(\w*)\n(.*?)```", re.S)
+
+
+def _page_blocks() -> list[tuple[str, int, str, str, bool]]:
+    """(page, number, language, code, taken from an example) of each fenced block."""
+    out = []
+    for page, section in DOC_PAGES:
+        text = (ROOT / page).read_text()
+        if section:
+            text = text.split(section, 1)[1].split("\n## ", 1)[0]
+        for k, m in enumerate(BLOCK.finditer(text)):
+            out.append((page, k, m.group(2), m.group(3), bool(m.group(1))))
+    return out
+
+
+def test_the_pages_hold_python_blocks_and_printed_output_only():
+    # a shell command that needs a cluster or a long run goes in the text, not in a block
+    for page, k, language, _, _ in _page_blocks():
+        assert language in ("python", "text"), f"{page}: block {k} is {language or 'unmarked'}"
+
+
+def _runnable_blocks():
+    return [pytest.param(page, code, id=f"{page}:{k}:{code.strip().splitlines()[-1][:40]}")
+            for page, k, language, code, from_example in _page_blocks()
+            if language == "python" and not from_example]
+
+
+@pytest.mark.parametrize("page,code", _runnable_blocks())
+def test_every_python_block_runs_and_what_trains_learns(page, code):
+    """Each block as a reader would paste it, in a fresh namespace; a block that leaves a
+    trained ``model`` must beat the random policy with the block's own settings."""
+    from tests.test_idioms import assert_learns
+
+    if importlib.util.find_spec("torch") is not None:
+        import torch
+
+        torch.set_num_threads(1)  # small networks; restored by the fixture above
+    namespace: dict = {"__name__": "doc_block"}
+    try:
+        exec(compile(code, page, "exec"), namespace)
+    except ModuleNotFoundError as missing:
+        if (missing.name or "").split(".")[0] not in OPTIONAL:
+            raise
+        pytest.skip(f"needs {missing.name} (pip install 'card-envs[train,test]')")
+    model = namespace.get("model")
+    if hasattr(model, "policy"):
+        assert_learns(model, f"{page}: the block ending {code.strip().splitlines()[-1]!r}")

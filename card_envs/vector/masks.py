@@ -21,11 +21,17 @@ async, or the batched ``CardVectorEnv``, which already resets in the same step) 
 
 from __future__ import annotations
 
-import copy
+import pickle
 from typing import Any
 
 import numpy as np
-from gymnasium.vector import AutoresetMode, VectorEnv, VectorWrapper
+from gymnasium.vector import (
+    AsyncVectorEnv,
+    AutoresetMode,
+    SyncVectorEnv,
+    VectorEnv,
+    VectorWrapper,
+)
 
 
 def action_masks_of(env: VectorEnv) -> np.ndarray:
@@ -76,7 +82,7 @@ class MaskedVectorEnv(VectorWrapper):
         ended = np.logical_or(terminated, truncated)
         if self.inner_autoreset_mode == AutoresetMode.SAME_STEP or not ended.any():
             return obs, reward, terminated, truncated, info
-        last_obs = copy.deepcopy(obs)  # the ended games' rows are their last observations
+        last_obs = _final_obs(obs, ended)
         obs, reset_info = self.env.reset(options={"reset_mask": ended.copy()})
         info = {
             **_overlay(info, reset_info, ended),
@@ -88,6 +94,43 @@ class MaskedVectorEnv(VectorWrapper):
     def action_masks(self) -> np.ndarray:
         """(B, actions) bool: each game's legal actions for its learner (a live game's)."""
         return action_masks_of(self.env)
+
+    def __getstate__(self) -> dict[str, Any]:
+        """Our fields (pickle, deepcopy); TypeError saying what to do instead for Gymnasium's
+        vector envs that cannot be pickled."""
+        inner = self.env.unwrapped
+        reason = None
+        if isinstance(inner, AsyncVectorEnv):
+            reason = "its games run in worker processes"
+        elif isinstance(inner, SyncVectorEnv) and not _pickles(inner.env_fns):
+            reason = "it keeps the env factories make_vec gave it, which do not pickle"
+        if reason:
+            raise TypeError(
+                f"cannot pickle or copy Gymnasium's {type(inner).__name__} ({reason}): pickle "
+                "the batched env (gymnasium.make_vec(id, num_envs=B)) or the single envs"
+            )
+        return dict(self.__dict__)
+
+
+def _pickles(value: Any) -> bool:
+    """Whether ``value`` pickles (Gymnasium's make_vec: a generator, or local functions)."""
+    try:
+        pickle.dumps(value)
+    except (TypeError, AttributeError, pickle.PicklingError):
+        return False
+    return True
+
+
+def _final_obs(obs: Any, rows: np.ndarray) -> Any:
+    """The last observations of the games ``rows`` as Gymnasium's same-step mode gives them:
+    a copy of the batch for array observations; for Dict observations, an object array
+    holding each ended game's observation (None in the other rows)."""
+    if not isinstance(obs, dict):
+        return np.copy(obs)
+    out = np.full(len(rows), None, dtype=object)
+    for i in np.flatnonzero(rows).tolist():
+        out[i] = {key: np.copy(value[i]) for key, value in obs.items()}
+    return out
 
 
 def _overlay(step_info: dict[str, Any], reset_info: dict[str, Any],
