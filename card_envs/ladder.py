@@ -53,7 +53,7 @@ from typing import Any
 
 import numpy as np
 
-from card_envs.core.agents import Agent, make_agent
+from card_envs.core.agents import Agent, make_agent, search_budgets
 from card_envs.core.evaluation import Tally, play_game
 from card_envs.core.game import Game, View
 from card_envs.core.spec import GameSpec
@@ -123,26 +123,6 @@ QUICK_GAMES = 2
 
 
 # --- agents --------------------------------------------------------------------------------
-def search_budgets(cls: type) -> tuple[int, int] | None:
-    """The two budgets a search agent plays the ladder at, or None for other agents.
-
-    A class may say them in ``ladder_budgets``; otherwise a quarter of its default
-    budget and the default itself (the ``budget`` argument's default, or the class's
-    ``default_budget`` when that argument defaults to None).
-    """
-    if not getattr(cls, "takes_budget", False):
-        return None
-    budgets = getattr(cls, "ladder_budgets", None)
-    if budgets is not None:
-        return (int(budgets[0]), int(budgets[1]))
-    import inspect
-
-    default = inspect.signature(cls.__init__).parameters["budget"].default
-    if default is None:
-        default = int(cls.default_budget)
-    return (max(1, default // 4), default)
-
-
 def agent_names(spec: GameSpec, quick: bool = False) -> list[str]:
     """The names the ladder plays: random, rule agents, search agents at two budgets.
 

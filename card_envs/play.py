@@ -20,7 +20,6 @@ the same screen, from one seat's view or, for a finished game, with every hand o
 from __future__ import annotations
 
 import math
-import re
 import secrets
 import select
 import shutil
@@ -28,16 +27,22 @@ import sys
 import textwrap
 import time
 from collections.abc import Callable
-from importlib import resources
 from typing import TextIO
 
 import numpy as np
 
 from card_envs.core.agents import Agent, make_agent
-from card_envs.core.cards import SUIT_LETTERS, SUIT_SYMBOLS, unicode_ok
-from card_envs.core.evaluation import deal_seed, play_move
+from card_envs.core.evaluation import deal_seed, game_rngs, play_move
 from card_envs.core.game import Game, State
 from card_envs.core.spec import GameSpec
+from card_envs.core.text import (
+    move_label,
+    move_text,
+    normalized,
+    parse_move,
+    result_text,
+    rules_page,
+)
 from card_envs.records import RecordWriter, Replay, make_record
 
 PROMPT = "Your move (number or name, ? for rules, q to quit): "
@@ -45,94 +50,6 @@ PROMPT = "Your move (number or name, ? for rules, q to quit): "
 
 class Quit(Exception):
     """The person typed q (or the input ended)."""
-
-
-_SUIT_LETTERS = str.maketrans({sym: let for sym, let in zip(SUIT_SYMBOLS, "shdc", strict=True)})
-_SUIT_UPPER = str.maketrans(dict(zip(SUIT_SYMBOLS, SUIT_LETTERS, strict=True)))
-
-
-def _norm(text: str) -> str:
-    """Lower case, single spaces, suit symbols as letters (so ``QH`` matches ``Q♥``)."""
-    return re.sub(r"\s+", " ", text.strip().lower().translate(_SUIT_LETTERS))
-
-
-def _words(text: str) -> list[str]:
-    """The words of a move's name: normalised, without punctuation (``player_3`` is 2 words)."""
-    return re.sub(r"[^a-z0-9^]+", " ", _norm(text).replace("->", " ")).split()
-
-
-def move_label(spec: GameSpec, game: Game, state: State, seat: int, action: int) -> str:
-    """The text a person sees for one of their legal moves."""
-    if spec.move_label is not None:
-        return spec.move_label(game, state, seat, action)
-    return game.action_name(action)
-
-
-def move_text(
-    spec: GameSpec, game: Game, before: State, seat: int, action: int, after: State
-) -> str:
-    """What everyone saw a seat do (told to the other players)."""
-    if spec.describe_move is not None:
-        return spec.describe_move(game, before, seat, action, after)
-    return game.action_name(action)
-
-
-def _is_subsequence(said: list[str], words: list[str], prefix: bool) -> bool:
-    """Whether ``said`` appears in ``words`` in order (each word whole, or its start)."""
-    it = iter(words)
-    for w in said:
-        for word in it:
-            # a start of a word, but not of a number: 7 is not the start of 77
-            if word == w or (
-                prefix and word.startswith(w) and not (w[-1] + word[len(w)]).isdigit()
-            ):
-                break
-        else:
-            return False
-    return True
-
-
-def parse_move(text: str, moves: list[tuple[int, str]]) -> tuple[int | None, str]:
-    """The action a person's input names, or (None, the reason it names none).
-
-    Tried in turn, the first that fits any move wins: the number on the list; a move's
-    whole name, its name less the details (after ``:`` or in brackets), either without its
-    first word (``9 9`` for ``play 9 9``); then any of its words in order (``take`` for
-    ``take 5♥ from the discard pile``, ``qh`` for ``play Q♥``); then the starts of its
-    words (``disc`` for ``discard``). Input that fits several moves names none.
-    """
-    t = _norm(text)
-    if not t:
-        return None, "type the number of a move, or its name"
-    if t.isdigit():
-        k = int(t)
-        if 1 <= k <= len(moves):
-            return moves[k - 1][0], ""
-        return None, f"{k} is not on the list: choose 1..{len(moves)}"
-    said = _words(t)
-    tiers: list[Callable[[str], bool]] = [
-        lambda label: t in _names(label),
-        lambda label: bool(said) and _is_subsequence(said, _words(label), prefix=False),
-        lambda label: bool(said) and _is_subsequence(said, _words(label), prefix=True),
-    ]
-    for fits in tiers:
-        matches = [(action, label) for action, label in moves if fits(label)]
-        if len({a for a, _ in matches}) == 1:
-            return matches[0][0], ""
-        if matches:
-            listed = ", ".join(label for _, label in matches[:3])
-            more = f" and {len(matches) - 3} more" if len(matches) > 3 else ""
-            return None, (
-                f"{text.strip()!r} fits several moves ({listed}{more}): type its number or "
-                "more of its name"
-            )
-    return None, f"{text.strip()!r} is not a legal move now; type a number from the list"
-
-
-def _names(label: str) -> set[str]:
-    """A label's exact names: whole, less its details, each also without the first word."""
-    names = {_norm(label), _norm(label.split(":")[0]), _norm(re.sub(r"\(.*?\)", "", label))}
-    return names | {n.split(" ", 1)[1] for n in names if " " in n}
 
 
 def choose_agents(
@@ -158,37 +75,6 @@ def choose_agents(
                     )
         agents.append(make_agent(spec, name, game))
     return agents
-
-
-def rules_page(spec: GameSpec) -> str:
-    """The game's rules for players: ``how_to_play.md`` in the game's package, shipped with it.
-
-    Suit symbols become letters (``Q♥`` -> ``QH``) where the screen shows no symbols.
-    """
-    page = resources.files(spec.package).joinpath("how_to_play.md")
-    text = page.read_text("utf-8")
-    return text if unicode_ok() else text.translate(_SUIT_UPPER)
-
-
-def result_text(game: Game, s: State, seat: int | None) -> str:
-    pay = game.payoffs(s)
-    scores = game.scores(s)
-    if s.truncated:
-        head = f"The game was stopped at its step cap ({game.max_steps} steps): no result."
-    elif seat is None:
-        head = "Game over."
-    elif pay[seat] > 0:
-        head = "You win!" if game.num_players > 1 else "You won: every card played!"
-    elif pay[seat] < 0:
-        head = "You lose." if game.num_players > 1 else "Game over."
-    else:
-        head = "A draw."
-    parts = []
-    for p in range(game.num_players):
-        who = "you" if p == seat else f"player_{p}"
-        score = f", {game.score_name} {scores[p]:g}" if scores is not None else ""
-        parts.append(f"{who}: payoff {pay[p]:+.2f}{score}")
-    return head + "\n" + "; ".join(parts)
 
 
 def screen_size() -> tuple[int, int]:
@@ -292,7 +178,7 @@ class Keys:
             if not line:
                 self.live = False  # the input ended: keep watching, without keys
                 break
-            if _norm(line) == "q":
+            if normalized(line) == "q":
                 raise Quit
             if left == 0.0:
                 return
@@ -309,7 +195,7 @@ def _pause(
         else:
             time.sleep(delay)
         return
-    if _norm(read("[enter] next move, q quits: ")) == "q":
+    if normalized(read("[enter] next move, q quits: ")) == "q":
         raise Quit
 
 
@@ -431,7 +317,7 @@ def _ask(
             out.write("\n".join(lines) + "\n")
             redraw = False
         text = read(PROMPT)
-        t = _norm(text)
+        t = normalized(text)
         if t == "q":
             raise Quit
         if t == "?":
@@ -458,7 +344,7 @@ def _show_rules(spec: GameSpec, read: Callable[[str], str], out: TextIO) -> None
     for start in range(0, len(lines), size):
         out.write("\n".join(lines[start : start + size]) + "\n")
         if start + size < len(lines):
-            if _norm(read("-- Enter: more of the rules, q: back to the game -- ")) == "q":
+            if normalized(read("-- Enter: more of the rules, q: back to the game -- ")) == "q":
                 return
     read("-- end of the rules; Enter: back to the game -- ")
 
@@ -482,12 +368,6 @@ def line_reader(stream: TextIO, out: TextIO) -> Callable[[str], str]:
 def session_seed(seed: int | None) -> int:
     """The seed of a play session: ``seed``, or a fresh one drawn from the system."""
     return secrets.randbits(32) if seed is None else seed
-
-
-def game_rngs(seed: int, g: int) -> tuple[np.random.Generator, np.random.Generator]:
-    """Game ``g`` of a session seeded ``seed``: its generator (``deal_seed``, as evaluation's
-    games are dealt) and its agents' generator, so that each game replays by itself."""
-    return np.random.default_rng(deal_seed(seed, g)), np.random.default_rng([seed, g, 1])
 
 
 def run(
@@ -537,7 +417,7 @@ def run(
                                          f"play game {g}"))
                 state = None
             g += 1
-            if _norm(read("Play again? [y/N] ")) not in ("y", "yes"):
+            if normalized(read("Play again? [y/N] ")) not in ("y", "yes"):
                 break
     except Quit:
         out.write("\nBye.\n")

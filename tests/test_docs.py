@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
+from card_envs.core.text import rules_page
 from card_envs.doctables import current_block, page_path, result_blocks, run_command, tables
-from card_envs.play import rules_page
 from card_envs.registry import load_spec
 from tests.conftest import ENV_NAMES
 

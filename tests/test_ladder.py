@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from card_envs.cli import main as cli_main
-from card_envs.core.agents import BaseAgent
+from card_envs.core.agents import BaseAgent, search_budgets
 from card_envs.core.make import make_batched
 from card_envs.ladder import (
     SETTINGS,
@@ -14,7 +14,6 @@ from card_envs.ladder import (
     fit_ratings,
     replace_block,
     run_ladder,
-    search_budgets,
     write_docs,
 )
 from card_envs.registry import load_spec

@@ -7,7 +7,8 @@ import sys
 
 import pytest
 
-from card_envs.play import move_table, parse_move, rules_page
+from card_envs.core.text import parse_move, rules_page
+from card_envs.play import move_table
 from card_envs.registry import load_spec
 from tests.conftest import ENV_NAMES
 

@@ -8,6 +8,7 @@ before every game for agents that keep memory.
 from __future__ import annotations
 
 import importlib
+import inspect
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
@@ -49,6 +50,24 @@ class RandomAgent(BaseAgent):
 def lowest_legal(mask: np.ndarray) -> int:
     """The smallest legal action index."""
     return int(np.argmax(mask))
+
+
+def search_budgets(cls: type) -> tuple[int, int] | None:
+    """The two budgets a search agent plays the ladder at, or None for other agents.
+
+    A class may say them in ``ladder_budgets``; otherwise a quarter of its default
+    budget and the default itself (the ``budget`` argument's default, or the class's
+    ``default_budget`` when that argument defaults to None).
+    """
+    if not getattr(cls, "takes_budget", False):
+        return None
+    budgets = getattr(cls, "ladder_budgets", None)
+    if budgets is not None:
+        return (int(budgets[0]), int(budgets[1]))
+    default = inspect.signature(cls.__init__).parameters["budget"].default
+    if default is None:
+        default = int(cls.default_budget)
+    return (max(1, default // 4), default)
 
 
 @dataclass(frozen=True)

@@ -137,8 +137,11 @@ def deal_seed(seed: int, g: int) -> list[int]:
     return [seed, g, 0]
 
 
-def _rngs(seed: int, g: int, replay: int = 0) -> tuple[np.random.Generator, np.random.Generator]:
-    """The game's and the agents' generators for game ``g``; a replay shares the deal only."""
+def game_rngs(seed: int, g: int, replay: int = 0) -> tuple[np.random.Generator,
+                                                          np.random.Generator]:
+    """Game ``g`` of a run (or a play session) seeded ``seed``: its generator (``deal_seed``)
+    and its agents' generator, so that each game replays by itself; a ``replay`` of the game
+    (duplicate deals) shares the deal only."""
     return np.random.default_rng(deal_seed(seed, g)), np.random.default_rng([seed, g, 1 + replay])
 
 
@@ -364,7 +367,7 @@ def evaluate(
     records = []
     for g, contestant_of in enumerate(lineups):
         actions = None if keep is None else []
-        rec = play_game(game, [agents[i] for i in contestant_of], *_rngs(seed, g),
+        rec = play_game(game, [agents[i] for i in contestant_of], *game_rngs(seed, g),
                         actions=actions)
         _kept(keep, seed, g, contestant_of, actions, rec)
         records.append(rec)
@@ -458,10 +461,10 @@ def duplicate_evaluate(
     firsts, seconds = [], []
     for g in range(pairs):
         moves = None if keep is None else []
-        first = play_game(game, [agent_a, agent_b], *_rngs(seed, g), actions=moves)
+        first = play_game(game, [agent_a, agent_b], *game_rngs(seed, g), actions=moves)
         _kept(keep, seed, g, (0, 1), moves, first)
         moves = None if keep is None else []
-        second = play_game(game, [agent_b, agent_a], *_rngs(seed, g, replay=1), actions=moves)
+        second = play_game(game, [agent_b, agent_a], *game_rngs(seed, g, replay=1), actions=moves)
         _kept(keep, seed, g, (1, 0), moves, second)
         firsts.append(first)
         seconds.append(second)

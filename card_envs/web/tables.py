@@ -22,12 +22,11 @@ from collections import OrderedDict
 from collections.abc import Sequence
 from typing import Any
 
-from card_envs.core.agents import Agent, make_agent
-from card_envs.core.evaluation import deal_seed, play_move
+from card_envs.core.agents import Agent, make_agent, search_budgets
+from card_envs.core.evaluation import deal_seed, game_rngs, play_move
 from card_envs.core.game import Game, State
 from card_envs.core.spec import GameSpec
-from card_envs.ladder import search_budgets
-from card_envs.play import game_rngs, move_label, move_text, result_text, rules_page
+from card_envs.core.text import move_label, move_text, result_text, rules_page
 from card_envs.records import Record, Replay, make_record, replay
 from card_envs.registry import env_names, load_spec
 
