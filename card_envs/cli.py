@@ -67,13 +67,46 @@ def cmd_list(args: argparse.Namespace) -> int:
     return 0
 
 
-def _evaluate_setup(args: argparse.Namespace) -> tuple[GameSpec, Game, list[str], list]:
-    """The game, the agents' names (one per seat) and the agents; ValueError on bad input."""
+def _evaluate_setup(
+    args: argparse.Namespace,
+) -> tuple[GameSpec, Game, list[str], list, str | None]:
+    """The game, the agents' names (one per seat), the agents and a line saying how two
+    agents share more seats (or None); ValueError on bad input.
+
+    The player count is ``--set num_players`` if given; else the number of agents listed,
+    where the game and every agent listed can play that many (a trained model plays only
+    the count it was trained for); else the game's default. Then the list names one agent
+    (it plays every seat), one per seat, or two for more seats (the first against a field
+    of the second, said on a line); any other list is refused, as it would have to be cut
+    or repeated to fill the seats.
+    """
     spec = load_spec(args.game)
     if args.games < 1:
         unit = "pairs of games" if args.duplicate else "games"
         raise ValueError(f"--games {args.games}: give a positive number of {unit}")
-    game = spec.make_game(**_parse_set(args.set, spec))
+    game_args = _parse_set(args.set, spec)
+    names = list(args.agents)
+    if "num_players" in game_args or len(names) < 2 or len(names) not in spec.num_players:
+        return _seat(args, spec, game_args, names)
+    by_list = dict(game_args)
+    if len(spec.num_players) > 1:
+        by_list["num_players"] = len(names)
+    try:
+        return _seat(args, spec, by_list, names)
+    except ValueError as err:  # e.g. a model trained for another count: the game's own count
+        if spec.make_game(**game_args).num_players == len(names):
+            raise
+        try:
+            return _seat(args, spec, game_args, names)
+        except ValueError:
+            raise err from None
+
+
+def _seat(
+    args: argparse.Namespace, spec: GameSpec, game_args: dict, names: list[str]
+) -> tuple[GameSpec, Game, list[str], list, str | None]:
+    """``_evaluate_setup`` for one player count (``game_args``' or the game's default)."""
+    game = spec.make_game(**game_args)
     n = game.num_players
     counts = ", ".join(str(k) for k in spec.num_players)
     if args.duplicate and n != 2:
@@ -82,20 +115,24 @@ def _evaluate_setup(args: argparse.Namespace) -> tuple[GameSpec, Game, list[str]
             f"--duplicate needs a two-player game; {spec.env_name} is played here by {n}"
             f"{hint}"
         )
-    names = list(args.agents)
-    if len(names) > n:
-        more = (
-            f"; {spec.env_name} takes {counts} players (--set num_players=N)"
-            if len(spec.num_players) > 1
-            else ""
-        )
+    field = None
+    if len(names) == 2 and n > 2:
+        field = (f"{n} seats, two agents: {names[0]} plays one seat, {names[1]} the other "
+                 f"{n - 1}")
+        names = [names[0]] + [names[1]] * (n - 1)
+    elif len(names) == 1:
+        names = names * n
+    elif len(names) != n:
+        seats = (f"{n} seats here (--set num_players={n})" if "num_players" in game_args
+                 else f"{n} seats by default" if len(spec.num_players) > 1
+                 else f"{n} seat" + "s" * (n != 1))
         raise ValueError(
-            f"{spec.env_name} has {n} seats here, got {len(names)} agents: give 1 to {n} "
-            f"(the last one fills the remaining seats){more}"
+            f"{spec.env_name} has {seats}, got {len(names)} agents: name one agent (it plays "
+            f"every seat), two (one seat against the rest) or one per seat"
+            + (f" for {counts} players" if len(spec.num_players) > 1 else "")
         )
-    names += [names[-1]] * (n - len(names))
     agents = [make_agent(spec, name, game) for name in names]
-    return spec, game, names, agents
+    return spec, game, names, agents, field
 
 
 def _seat_note(args: argparse.Namespace, n: int) -> str | None:
@@ -117,7 +154,7 @@ def _seat_note(args: argparse.Namespace, n: int) -> str | None:
 
 def cmd_evaluate(args: argparse.Namespace) -> int:
     try:
-        spec, game, names, agents = _evaluate_setup(args)
+        spec, game, names, agents, field = _evaluate_setup(args)
         if args.record:
             _check_writable(args.record)
     except ValueError as err:
@@ -126,6 +163,8 @@ def cmd_evaluate(args: argparse.Namespace) -> int:
     n = game.num_players
     labels = names if n == 1 else [f"{name}@{i}" for i, name in enumerate(names)]
     print(f"{spec.env_name} {game!r}")
+    if field:
+        print(field)
     note = _seat_note(args, n)
     if note:
         print(note)
@@ -332,7 +371,9 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("evaluate", help="play agents against each other and print win rates")
     p.add_argument("game", help="e.g. simple_tricks or simple_tricks_v0")
     p.add_argument(
-        "agents", nargs="+", help="one agent per seat (the last one fills the remaining seats)"
+        "agents", nargs="+",
+        help="one agent per seat (their number is the player count where the game allows it), "
+             "one agent for every seat, or two: the first in one seat, the second in the rest",
     )
     p.add_argument("--games", type=int, default=1000, help="games (or duplicate pairs) to play")
     p.add_argument("--seed", type=int, default=0)

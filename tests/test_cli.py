@@ -42,11 +42,16 @@ def test_evaluate_rejects_bad_names(capsys):
         (["evaluate", "simple_tricks", "wizard"], "choose one of random, first_play"),
         (["evaluate", "simple_tricks", "random", "--games", "-5"], "--games -5"),
         (["evaluate", "simple_tricks", "random", "--games", "0"], "positive number"),
-        (["evaluate", "palace", "heuristic", "random", "--duplicate"], "two-player game"),
+        (["evaluate", "palace", "heuristic", "random", "random", "--duplicate"],
+         "two-player game"),
         (["evaluate", "literature", "random", "--duplicate"], "two-player game"),
         (["evaluate", "ninety_eight_cards", "greedy", "--duplicate"], "two-player game"),
-        (["evaluate", "simple_tricks", "random", "random", "random"], "has 2 seats here"),
-        (["evaluate", "palace", "a", "b", "c", "d"], "takes 2, 3, 4, 5 players"),
+        (["evaluate", "simple_tricks", "random", "random", "random"], "has 2 seats, got 3"),
+        (["evaluate", "palace", "a", "b", "c", "d", "e", "f"], "for 2, 3, 4, 5 players"),
+        (["evaluate", "literature", "random", "random", "random"], "for 4, 6, 8 players"),
+        (["evaluate", "thirty_one", "greedy", "greedy", "greedy", "--set", "num_players=4"],
+         "has 4 seats here (--set num_players=4), got 3 agents"),
+        (["evaluate", "ninety_eight_cards", "greedy", "greedy"], "has 1 seat, got 2"),
         (["evaluate", "simple_tricks", "random", "--set", "num_values"], "KEY=VALUE"),
         (["evaluate", "simple_tricks", "random", "--set", "players=3"], "num_values"),
         (["evaluate", "literature", "random", "--set", "num_players=5"], "4, 6, 8"),
@@ -88,10 +93,50 @@ def test_evaluate_explains_name_at_seat_once_and_the_score(capsys):
 
 def test_evaluate_team_games_report_per_team(capsys):
     out = _evaluate(capsys, "literature", "heuristic", "random", "--games", "12")
+    assert "6 seats, two agents: heuristic plays one seat, random the other 5" in out
     assert "team A (heuristic@0, random@2, random@4): win" in out
     assert "team B (random@1, random@3, random@5): win" in out
     assert not any(line.startswith("random@") for line in out.splitlines())
     assert "score = half-suits won by the team" in out
+
+
+def _players(out: str) -> int:
+    return int(out.split("num_players=")[1].split(",")[0])
+
+
+def test_evaluate_takes_the_player_count_from_the_agents_listed(capsys):
+    out = _evaluate(capsys, "thirty_one", "greedy", "random", "--games", "4")
+    assert _players(out) == 2 and "greedy@0" in out and "@2" not in out
+    out = _evaluate(capsys, "literature", "heuristic", "cautious", "heuristic", "cautious",
+                    "--games", "4")
+    assert _players(out) == 4
+    assert "team A (heuristic@0, heuristic@2): win" in out
+    assert "team B (cautious@1, cautious@3): win" in out
+    # the count given wins; one agent plays every seat
+    out = _evaluate(capsys, "thirty_one", "greedy", "random", "random", "--set",
+                    "num_players=3", "--games", "4")
+    assert _players(out) == 3 and "two agents" not in out
+    out = _evaluate(capsys, "palace", "heuristic", "--games", "2")
+    assert _players(out) == 3 and out.count("heuristic@") == 3
+    # two agents for more seats: one seat against the rest, said on a line
+    out = _evaluate(capsys, "thirty_one", "greedy", "random", "--set", "num_players=4",
+                    "--games", "4")
+    assert "4 seats, two agents: greedy plays one seat, random the other 3" in out
+    assert "random@3" in out
+
+
+def test_evaluate_keeps_the_count_a_trained_model_plays(capsys):
+    """A list whose length is a count no listed model plays falls back to the game's count
+    (Palace's model plays three players); a list that would then not fill the seats is
+    refused with the reason the listed count failed."""
+    pytest.importorskip("sb3_contrib", reason="trained models need the train extra")
+    out = _evaluate(capsys, "palace", "best", "random", "--games", "2")
+    assert _players(out) == 3
+    assert "3 seats, two agents: best plays one seat, random the other 2" in out
+    assert main(["evaluate", "literature", "best", "heuristic", "best", "heuristic",
+                 "--games", "2"]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "num_players=4" in err[0], err
 
 
 def test_evaluate_palace_reports_losses_and_places(capsys):
