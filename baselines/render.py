@@ -534,23 +534,20 @@ def quick_report(setting: str, record: dict, full: dict | None) -> str:
         out.append(f"   each cell: {unit} won / lost, in % (the rest are draws), against that "
                    "opponent in every other seat" + (" of the other team" if cfg["team"] else ""))
     opponents = cfg["eval_opponents"]
-    width = 22
 
     def cell(row: dict | None) -> str:
         if row is None:
-            return "-".ljust(width)
+            return "-"
         if solo:
-            return f"{row['mean_score']:.1f} [{row['score_low']:.1f}, {row['score_high']:.1f}]" \
-                .ljust(width)
-        return f"{row['wins_rate']:.0%} / {row['losses_rate']:.0%}".ljust(width)
+            return f"{row['mean_score']:.1f} [{row['score_low']:.1f}, {row['score_high']:.1f}]"
+        return f"{row['wins_rate']:.0%} / {row['losses_rate']:.0%}"
 
-    label_width = 38
+    rows: list[tuple[str, list[str]]] = [("against:", list(opponents))]
 
     def line(label: str, row_of) -> None:
-        """One table line: ``label``, then ``row_of(opponent)``'s cell per opponent."""
-        out.append("   " + label.ljust(label_width) + "".join(cell(row_of(o)) for o in opponents))
+        """One table row: ``label``, then ``row_of(opponent)``'s cell per opponent."""
+        rows.append((label, [cell(row_of(o)) for o in opponents]))
 
-    out.append("   " + "against:".ljust(label_width) + "".join(o.ljust(width) for o in opponents))
     for r in record["runs"]:
         line(f"{ALGO_NAMES[r['algo']]}, {r['trained_timesteps']:,} steps ({r['mode']})",
              lambda o, r=r: _row(r["results"], o))
@@ -558,15 +555,21 @@ def quick_report(setting: str, record: dict, full: dict | None) -> str:
     if search and record.get("shipped"):
         line(f"{ALGO_NAMES[record['shipped']['algo']]} + {search['agent']}:{search['budget']} "
              "search", lambda o: _row(search["results"], o))
-    for agent, rows in record["reference"].items():
-        line(f"rule agent {agent} (same deals)", rows.get)
+    for agent, ref in record["reference"].items():
+        line(f"rule agent {agent} (same deals)", ref.get)
     if full and full.get("shipped"):
         shipped = full["shipped"]
         line(f"full budget: {ALGO_NAMES[shipped['algo']]} (shipped)",
              lambda o: _row(shipped["results"], o))
         if full.get("search"):
             line("full budget: shipped + search", lambda o: _row(full["search"]["results"], o))
-    elif full is None:
+    # every column as wide as its widest entry and two spaces, so no two ever run together
+    label_width = max(len(label) for label, _ in rows) + 2
+    widths = [max(len(cells[k]) for _, cells in rows) + 2 for k in range(len(opponents))]
+    for label, cells in rows:
+        out.append(("   " + label.ljust(label_width)
+                    + "".join(c.ljust(w) for c, w in zip(cells, widths, strict=True))).rstrip())
+    if full is None:
         out.append("   (no full-budget result for this setting in docs/baselines.json yet)")
     games = record["runs"][0]["final_games"]
     out.append(f"   ({games} {'pairs' if cfg['duplicate'] else 'games'} per cell; the quick "
