@@ -231,6 +231,18 @@ def test_the_page_and_its_files_come_from_the_package_with_strict_headers(client
     assert client.get("/static/%2e%2e/server.py").status_code == 404
 
 
+def test_the_page_names_its_icon_and_the_app_serves_it(client):
+    """The page links its own icon, so a browser never asks for /favicon.ico (a 404 in the
+    console on every load)."""
+    import re
+
+    icon = re.search(r'<link rel="icon" href="([^"]+)"', client.get("/").text)
+    assert icon, "the page names no icon"
+    r = client.get(icon.group(1))
+    assert r.status_code == 200 and r.headers["content-type"].startswith("image/svg+xml")
+    assert r.text.lstrip().startswith("<svg")
+
+
 def test_only_local_names_are_answered_when_bound_to_this_machine():
     local = TestClient(create_app(allowed_hosts=LOCAL_NAMES), base_url="http://127.0.0.1:8000")
     assert local.get("/api/catalog").status_code == 200

@@ -130,6 +130,23 @@ def test_watching_agents_play_a_game_at_a_chosen_speed(url, chrome):
         page.close()
 
 
+def test_loading_the_page_logs_nothing_and_asks_for_nothing_missing(url, chrome):
+    """No console message and no failed request on a page load (a missing favicon was a 404
+    in the console on every load)."""
+    page = chrome.new_page()
+    logged, failed = [], []
+    page.on("console", lambda msg: logged.append(f"{msg.type}: {msg.text}"))
+    page.on("response", lambda r: r.status >= 400 and failed.append(f"{r.status} {r.url}"))
+    page.on("requestfailed", lambda r: failed.append(f"failed {r.url}"))
+    try:
+        page.goto(url)
+        page.wait_for_selector("body[data-ready='1']")
+        page.wait_for_load_state("networkidle")
+    finally:
+        page.close()
+    assert not logged and not failed, logged + failed
+
+
 def test_stepping_through_a_records_file_forwards_and_backwards(url, chrome, tmp_path, capsys):
     path = tmp_path / "games.jsonl"
     assert main(["evaluate", "palace", "heuristic", "lowest_first", "--games", "2",
