@@ -24,7 +24,6 @@ import numpy as np
 import pytest
 from gymnasium.vector import AutoresetMode
 
-import card_envs
 from card_envs.core.game import IllegalActionError
 from card_envs.registry import env_names, load_spec
 
@@ -169,6 +168,23 @@ def test_sb3_takes_the_id_itself(one_torch_thread):
     model = MaskablePPO("MlpPolicy", GYM_ID, **{**PPO, "n_steps": 64, "batch_size": 64})
     model.learn(128)
     assert model.num_timesteps == 128
+
+
+def test_what_the_library_refuses_is_what_the_docs_say():
+    """Gymnasium's wrappers keep action_masks() to the env; SB3 takes no Gymnasium VectorEnv
+    (docs/integrations.md, "What users type", says both and what to do)."""
+    needs("sb3_contrib", "train")
+    from sb3_contrib import MaskablePPO
+
+    env = gymnasium.make(GYM_ID)
+    with pytest.raises(AttributeError):
+        env.action_masks  # noqa: B018
+    env.reset(seed=0)
+    assert env.unwrapped.action_masks().any() and env.get_wrapper_attr("action_masks")().any()
+    with pytest.raises(ValueError, match="not a Gymnasium environment"):
+        MaskablePPO("MlpPolicy", gymnasium.make_vec(GYM_ID, num_envs=2))
+    doc = (ROOT / "docs" / "integrations.md").read_text()
+    assert '"not a Gymnasium environment"' in doc and "env.unwrapped.action_masks()" in doc
 
 
 def test_masked_dqn_takes_sb3s_policy_names_and_learns(one_torch_thread):

@@ -14,7 +14,9 @@ observation raises ValueError saying so. The policy is ``MaskedDQNPolicy``, whic
 names ``"MlpPolicy"`` and ``"MultiInputPolicy"`` also give here::
 
     env = make_vec_env("card_envs/SimpleTricks-v0", n_envs=4, env_kwargs={"dict_obs": True})
-    model = MaskedDQN("MlpPolicy", env).learn(20_000)
+    model = MaskedDQN("MlpPolicy", env)
+
+(docs/integrations.md gives settings that learn in a few seconds).
 """
 
 from __future__ import annotations
