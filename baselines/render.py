@@ -378,7 +378,7 @@ def _band(curves: list[list[dict]], x: str, key: str):
 SUMMARY_HEAD = [
     "| setting | headline figure | shipped network alone | shipped with its search "
     "| best rule agent (same deals) | PPO over seeds | DQN over seeds | shipped model from its "
-    "recipe | source | ladder |",
+    "recipe | source | ladder: `best` and the best search agent |",
     "|---|---|---|---|---|---|---|---|---|---|",
 ]
 # the shipped model against the recipe the configs give today (recipes.shipped_status)
@@ -428,11 +428,42 @@ def summary_table(records: list[dict]) -> list[str]:
             over.append("-" if s is None else _over_seeds(s, fmt))
         source = cfg["source"] or "-"
         made = status.get(setting, "no model")
-        ladder = "[ladder](ladder.md)"
+        ladder = ladder_cell(setting)
         lines.append(f"| [`{setting}`](#{setting}) | {METRIC_NAMES[head['metric']]} against "
                      f"`{head['opponent']}` | {alone} | {guided} | {best_rule} | {over[0]} "
                      f"| {over[1]} | {MADE[made]} | {source} | {ladder} |")
     return lines
+
+
+# each setting's section of docs/ladder.md (card-envs ladder SETTING --write)
+LADDER_KEYS = {"thirty_one_v0": "thirty_one_v0-2"}
+
+
+def ladder_cell(setting: str, path: Path | None = None) -> str:
+    """The ladder's first figure (rating, or win rate where there is none) of the shipped
+    model ``best`` and of the highest search agent in the setting's section of
+    docs/ladder.md, or a note that the ladder has no section for it."""
+    path = path or ROOT / "docs" / "ladder.md"
+    key = LADDER_KEYS.get(setting, setting)
+    text = path.read_text() if path.exists() else ""
+    begin = f"<!-- BEGIN LADDER {key} -->"
+    if begin not in text:
+        return "no ladder section"
+    block = text.split(begin, 1)[1].split("<!-- END LADDER", 1)[0]
+    rows = [[c.strip() for c in line.strip("|").split("|")]
+            for line in block.splitlines() if line.startswith("| ")]
+    head, body = rows[0], rows[1:]
+    col = head.index("agent")
+    figure = col + 1
+    found = {}
+    for row in body:
+        name = row[col].strip("`")
+        kind = "best" if name == "best" else "search" if (":" in name or name == "solver") \
+            and not name.startswith("best") else None
+        if kind and kind not in found:  # the table is sorted, strongest first
+            found[kind] = f"`{name}` {row[figure]}"
+    cells = [found[k] for k in ("best", "search") if k in found]
+    return f"{head[figure]} ([ladder](ladder.md)): " + ", ".join(cells)
 
 
 def budget_sentence(records: list[dict]) -> str:

@@ -8,11 +8,19 @@ from pathlib import Path
 import pytest
 
 from card_envs.core.text import rules_page
-from card_envs.doctables import current_block, page_path, result_blocks, run_command, tables
+from card_envs.doctables import current_block, result_blocks, run_command, tables
+from card_envs.doctables import page_path as _page_path
 from card_envs.registry import load_spec
 from tests.conftest import ENV_NAMES
 
 ROOT = Path(__file__).resolve().parents[1]
+
+
+def page_path(name: str) -> Path:
+    """The game's page in this checkout."""
+    return _page_path(name, ROOT)
+
+
 SECTIONS = [
     "## Rules",
     "## Actions and observations",
@@ -294,8 +302,8 @@ def test_the_baselines_page_is_rendered_from_its_results_file():
 
     text, _ = render_text(load_results(RESULTS), "img")
     assert (ROOT / "docs" / "baselines.md").read_text() == text, (
-        "docs/baselines.md differs from docs/baselines.json: rerun "
-        "python -m baselines.reproduce --budget full --collect"
+        "docs/baselines.md differs from docs/baselines.json (or from the ladder figures it "
+        "quotes): rerun python -m baselines.reproduce --render"
     )
 
 
