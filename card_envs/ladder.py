@@ -58,7 +58,7 @@ from card_envs.core.evaluation import Tally, play_game
 from card_envs.core.game import Game, View
 from card_envs.core.spec import GameSpec
 from card_envs.records import RecordWriter, make_record
-from card_envs.registry import load_spec
+from card_envs.registry import env_names, load_spec
 
 ROOT = Path(__file__).resolve().parents[1]
 Z95 = 1.959963984540054
@@ -109,15 +109,11 @@ class Setting:
                        self.title, batched_games)
 
 
-SETTINGS: tuple[Setting, ...] = (
-    Setting("simple_tricks_v0", {}, 100, "Simple tricks (N = 10)"),
-    Setting("ninety_eight_cards_v0", {}, 2000, "98 Cards, standard rules (The Game, solo)"),
-    Setting("ninety_eight_cards_v0", {"rules": "original"}, 2000, "98 Cards, original rules"),
-    Setting("thirty_one_v0", {"num_players": 2}, 100, "Thirty-One, 2 players", 1000),
-    Setting("palace_v0", {}, 100, "Palace, 3 players", 1000),
-    Setting("literature_v0", {"rules": "original"}, 100, "Literature, 4 players, original rules",
-            1000),
-    Setting("literature_v0", {}, 100, "Literature, 6 players, standard rules", 1000),
+# The page's sections: each game's (its spec's ``ladder``), in the order of the registry.
+SETTINGS: tuple[Setting, ...] = tuple(
+    Setting(spec.env_name, dict(section.rules), section.games, section.title,
+            section.batched_games)
+    for spec in map(load_spec, env_names()) for section in spec.ladder
 )
 QUICK_GAMES = 2
 

@@ -11,10 +11,10 @@ pytest.importorskip("sb3_contrib", reason="the per-action policies need the trai
 import torch as th  # noqa: E402
 from sb3_contrib import MaskablePPO  # noqa: E402
 
+from card_envs.core.action_features import fact_sets  # noqa: E402
 from card_envs.core.make import factories  # noqa: E402
 from card_envs.literature.deck import NUM_CARDS  # noqa: E402
 from card_envs.registry import load_spec  # noqa: E402
-from card_envs.rl.action_features import FEATURES  # noqa: E402
 from card_envs.rl.action_heads import (  # noqa: E402
     PerActionDQNPolicy,
     PerActionMaskablePolicy,
@@ -63,8 +63,8 @@ def _observations(env_name, game_args, games=2, seed=0):
 def test_every_action_gets_the_same_number_of_finite_facts(env_name, game_args):
     game, obs, _ = _observations(env_name, game_args)
     facts = make_features(env_name, game_args, "default")(obs)
-    assert facts.shape == (len(obs), game.num_actions, FEATURES[load_spec(env_name).name]
-                           .num_features)
+    assert facts.shape == (len(obs), game.num_actions,
+                           fact_sets(load_spec(env_name))["basic"].num_features)
     assert th.isfinite(facts).all()
 
 
@@ -374,7 +374,7 @@ def test_literature_belief_facts_are_what_heuristic_reads_from_its_view(game_arg
 
 
 def test_a_model_keeps_its_set_of_facts_when_saved_and_loaded(tmp_path):
-    from card_envs.rl.action_features import LiteratureBeliefFeatures
+    from card_envs.literature.features import LiteratureBeliefFeatures
 
     spec = load_spec("literature_v0")
     env = factories(spec).gym(illegal_reward=None)

@@ -14,6 +14,7 @@ syntax trees.
 from __future__ import annotations
 
 import ast
+import re
 import subprocess
 import sys
 import tomllib
@@ -177,3 +178,54 @@ def test_the_package_reads_no_file_of_the_baselines_layer():
                     node.value == "baselines" or "baselines/" in node.value):
                 offending.append(f"{path.relative_to(ROOT)}:{node.lineno}: {node.value!r}")
     assert not offending, offending
+
+
+# --- the generic layers name no game ---------------------------------------------------------
+GENERIC = ("card_envs/core", "card_envs/vector", "card_envs/rl", "card_envs/records.py",
+           "card_envs/ladder.py", "card_envs/web")
+# Where a generic layer names a game on purpose, and why: (file, the name it contains).
+NAMED_ON_PURPOSE = {
+    # the example of a game name in the error message for a bad argument
+    ("card_envs/vector/sb3.py", "simple_tricks"),
+}
+
+
+def _docstrings(tree: ast.AST) -> set[int]:
+    """The ids of the docstring constants of a module's tree (they may name games as examples)."""
+    out = set()
+    for node in ast.walk(tree):
+        if isinstance(node, (ast.Module, ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef)):
+            body = node.body
+            if body and isinstance(body[0], ast.Expr) and isinstance(body[0].value, ast.Constant):
+                out.add(id(body[0].value))
+    return out
+
+
+def test_the_generic_layers_name_no_game():
+    """No module of the generic layers imports a game's package or names a game in a string
+    (its name, env name or Gymnasium name) outside docstrings, but for NAMED_ON_PURPOSE: a
+    game's knowledge lives in its folder and reaches the tools through its spec."""
+    specs = [load_spec(name) for name in env_names()]
+    names = {n for s in specs for n in (s.name, s.env_name, s.gym_name)}
+    word = re.compile(r"\b(" + "|".join(sorted(map(re.escape, names))) + r")\b")
+    packages = tuple(s.package for s in specs)
+    found, seen = set(), 0
+    for top in GENERIC:
+        for path in sorted((ROOT / top).rglob("*.py") if (ROOT / top).is_dir() else [ROOT / top]):
+            seen += 1
+            where = path.relative_to(ROOT).as_posix()
+            tree = ast.parse(path.read_text())
+            docs = _docstrings(tree)
+            for node in ast.walk(tree):
+                if isinstance(node, (ast.Import, ast.ImportFrom)):
+                    modules = ([a.name for a in node.names] if isinstance(node, ast.Import)
+                               else [node.module or ""])
+                    found |= {(where, m) for m in modules
+                              if m in packages or m.startswith(tuple(p + "." for p in packages))}
+                elif (isinstance(node, ast.Constant) and isinstance(node.value, str)
+                      and id(node) not in docs):
+                    found |= {(where, m) for m in word.findall(node.value)}
+    assert seen > 20
+    assert found - NAMED_ON_PURPOSE == set()
+    assert NAMED_ON_PURPOSE - found == set(), "an exception no longer needed: remove it"
+

@@ -92,10 +92,11 @@ def test_the_game_folder_imports_only_core():
     for path in folder.glob("*.py"):
         for node in ast.walk(ast.parse(path.read_text())):
             if isinstance(node, ast.ImportFrom) and node.module:
-                # numba: the twin is compiled (batched.py)
+                # numba: the twin is compiled (batched.py); torch: the per-action facts
+                # (features.py) are part of a policy's network
                 assert node.module.startswith(("card_envs.core", "tests.toy_game", "__future__",
-                                               "numpy", "typing", "numba")), (path.name,
-                                                                              node.module)
+                                               "numpy", "typing", "numba", "torch")), (
+                    path.name, node.module)
 
 
 # --- the generic checks of the suite, on the toy game ----------------------------------------
@@ -254,6 +255,31 @@ def test_gym_view_plays_whole_games_against_its_rule_agent():
                 obs, reward, term, trunc, info = env.step(int(rng.choice(np.flatnonzero(mask))))
                 done = term or trunc
             assert reward == info["payoff"]
+
+
+def test_its_per_action_facts_come_from_its_folder_and_a_policy_learns_on_them():
+    # features.py beside its rules and one line of the spec: no generic layer lists the game
+    pytest.importorskip("torch", reason="the per-action policies need the train extra")
+    pytest.importorskip("sb3_contrib", reason="the per-action policies need the train extra")
+    import torch as th
+    from sb3_contrib import MaskablePPO
+
+    from card_envs.rl.action_heads import PerActionMaskablePolicy, make_features
+    from tests.toy_game.features import HighCardFeatures
+
+    features = make_features(NAME, {}, "default")
+    assert isinstance(features, HighCardFeatures)
+    spec = load_spec(NAME)
+    game, encoder = spec.make_game(), spec.encoders["default"](spec.make_game())
+    s = game.init(np.random.default_rng(0))
+    facts = features(th.as_tensor(encoder.encode(game.view(s, 0)))[None])[0]
+    assert facts.shape == (game.num_actions, features.num_features)
+    assert facts[:, 0].tolist() == [float(c in s.hands[0]) for c in range(game.num_cards)]
+    env = factories(spec).gym(illegal_reward=None)  # an illegal action would raise
+    model = MaskablePPO(PerActionMaskablePolicy, env, n_steps=32, batch_size=16, n_epochs=1,
+                        policy_kwargs={"env_name": NAME, "body_arch": [8], "head_arch": [8],
+                                       "value_arch": [8]}, seed=0, device="cpu")
+    model.learn(64)
 
 
 def test_records_and_the_web_app_take_it(tmp_path, capsys):

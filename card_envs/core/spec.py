@@ -58,6 +58,18 @@ class ExactSolver:
     note: str
 
 
+@dataclass(frozen=True)
+class LadderSection:
+    """One section of the strength ladder (``card-envs ladder``, docs/ladder.md) for a game:
+    its ``title``, its rules arguments ``rules``, and ``games`` per agent, pair or lineup
+    (``batched_games`` for a match whose every agent has a batched form; None: ``games``)."""
+
+    title: str
+    games: int
+    rules: dict[str, Any] = field(default_factory=dict)
+    batched_games: int | None = None
+
+
 @dataclass(frozen=True, eq=False)
 class GameSpec:
     """One game: its rules class, encoders, rule-based agents and text rendering.
@@ -98,6 +110,12 @@ class GameSpec:
     board: Callable[[Game, State, int | None], dict] | None = None
     # A game small enough to solve: the agent that plays perfectly, and the regret of others.
     exact_solver: ExactSolver | None = None
+    # The module of the game's per-action facts for the per-action policies
+    # (``card_envs/<game>/features.py``, declaring FACT_SETS; torch, imported only by the rl
+    # layer: card_envs.core.action_features), or None.
+    features: str | None = None
+    # The game's sections of the strength ladder, in the order of the page.
+    ladder: tuple[LadderSection, ...] = ()
 
     def __post_init__(self) -> None:
         # The identity every id is derived from: fail at declaration, not at registration.

@@ -8,7 +8,7 @@ from card_envs.core.board import backs, card, row, seat
 from card_envs.core.board import board as make_board
 from card_envs.core.cards import unicode_ok
 from card_envs.core.make import factories
-from card_envs.core.spec import GameSpec
+from card_envs.core.spec import GameSpec, LadderSection
 from card_envs.literature.agents import CautiousAgent, HeuristicAgent
 from card_envs.literature.deck import (
     CARD_BIT,
@@ -213,6 +213,10 @@ SPEC = GameSpec(
     move_group=move_group,
     board=board,
     batched="card_envs.literature.batched",
+    features="card_envs.literature.features",
+    ladder=(LadderSection("Literature, 4 players, original rules", 100, {"rules": "original"},
+                          1000),
+            LadderSection("Literature, 6 players, standard rules", 100, batched_games=1000)),
 )
 
 env, raw_env, gym_env = factories(SPEC)

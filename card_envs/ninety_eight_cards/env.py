@@ -5,7 +5,7 @@ from __future__ import annotations
 from card_envs.core.board import backs, card, row, seat
 from card_envs.core.board import board as make_board
 from card_envs.core.make import factories
-from card_envs.core.spec import GameSpec
+from card_envs.core.spec import GameSpec, LadderSection
 from card_envs.ninety_eight_cards.agents import GreedyAgent
 from card_envs.ninety_eight_cards.encoding import ENCODERS
 from card_envs.ninety_eight_cards.expert import ExpertAgent, SearchAgent
@@ -133,6 +133,9 @@ SPEC = GameSpec(
         {"rules": "original", "reward": "original"},
     ),
     batched="card_envs.ninety_eight_cards.batched",
+    features="card_envs.ninety_eight_cards.features",
+    ladder=(LadderSection("98 Cards, standard rules (The Game, solo)", 2000),
+            LadderSection("98 Cards, original rules", 2000, {"rules": "original"})),
 )
 
 env, raw_env, gym_env = factories(SPEC)

@@ -34,6 +34,14 @@ from card_envs.ninety_eight_cards.rules import (
     NinetyEightCards,
 )
 
+# What taking a home from a card still to come costs (a home: a pile that takes the card
+# directly, no tens trick), by the homes it had: its last home first. The expert's counting:
+# the planner's costs, the twin's expert, the per-action facts (features.py) and reward
+# shaping read these numbers, so they are written here once.
+HOME_WEIGHTS = (3.0, 1.5, 0.7, 0.3)
+# A card's cost by its homes now (0 to 4): what taking them all, one by one, would cost.
+HOME_COST = tuple(sum(HOME_WEIGHTS[h:], 0.0) for h in range(5))
+
 # A plan that cannot meet the turn's minimum ends the game: worse than any cost.
 STUCK = 10_000.0
 NINE = (1 << 9) - 1
@@ -110,7 +118,7 @@ class TurnPlanner:
         self,
         extra_bonus: float = 0.5,
         margin: int = 8,
-        home_weights: tuple[float, ...] = (3.0, 1.5, 0.7, 0.3),
+        home_weights: tuple[float, ...] = HOME_WEIGHTS,
         extras: bool = True,
     ):
         self.extra_bonus = extra_bonus

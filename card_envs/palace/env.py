@@ -6,7 +6,7 @@ from card_envs.core.board import backs, card, clickable, row, seat
 from card_envs.core.board import board as make_board
 from card_envs.core.cards import NUM_RANKS, RANK_NAMES
 from card_envs.core.make import factories
-from card_envs.core.spec import GameSpec
+from card_envs.core.spec import GameSpec, LadderSection
 from card_envs.palace.agents import HeuristicAgent, LowestFirstAgent
 from card_envs.palace.encoding import ENCODERS
 from card_envs.palace.rules import (
@@ -163,6 +163,8 @@ SPEC = GameSpec(
               {"num_players": 5}, {"swap_phase": True}),
     board=board,
     batched="card_envs.palace.batched",
+    features="card_envs.palace.features",
+    ladder=(LadderSection("Palace, 3 players", 100, batched_games=1000),),
 )
 
 env, raw_env, gym_env = factories(SPEC)

@@ -20,8 +20,9 @@ ordinary observation, like any other.
 Both take ``env_name``, ``game_args`` and ``obs_encoding`` (which game and encoding the
 observation comes from; saved with the model, so ``load`` rebuilds the same network),
 ``body_arch``, ``head_arch`` and ``facts`` (which of the game's sets of facts; ``basic``
-unless a game offers more, e.g. Literature's ``beliefs``). The games with per-action facts
-are in ``FEATURES``, their sets of facts in ``FACT_SETS``.
+unless a game offers more). A game has per-action facts when its spec names them
+(``GameSpec.features``: the game's ``features.py``, whose ``FACT_SETS`` are its sets of facts;
+card_envs.core.action_features).
 """
 
 from __future__ import annotations
@@ -42,7 +43,7 @@ from sb3_contrib.common.maskable.policies import MaskableActorCriticPolicy
 from torch import nn
 from torch.distributions import Distribution
 
-from card_envs.rl.action_features import FACT_SETS, FEATURES, ActionFeatures
+from card_envs.core.action_features import ActionFeatures, fact_sets
 from card_envs.rl.masked_dqn import MaskedDQNPolicy, MaskedQNetwork
 from card_envs.rl.optim import make_optimizer
 
@@ -50,16 +51,17 @@ from card_envs.rl.optim import make_optimizer
 def make_features(env_name: str, game_args: dict[str, Any], obs_encoding: str,
                   facts: str = "basic") -> ActionFeatures:
     """The per-action facts module of a game's encoding (``facts``: which of the game's sets
-    of facts, FACT_SETS); ValueError if it has none."""
-    from card_envs.registry import load_spec
+    of facts, its ``FACT_SETS``); ValueError if it has none."""
+    from card_envs.registry import env_names, load_spec
 
     spec = load_spec(env_name)
-    if spec.name not in FEATURES:
+    if spec.features is None:
+        with_facts = [n for n in env_names() if load_spec(n).features is not None]
         raise ValueError(
             f"no per-action features for {spec.env_name}; games with them: "
-            f"{', '.join(sorted(FEATURES))}"
+            f"{', '.join(sorted(with_facts))}"
         )
-    sets = FACT_SETS[spec.name]
+    sets = fact_sets(spec)
     if facts not in sets:
         raise ValueError(f"facts: {facts!r} is not valid for {spec.env_name}; choose one of "
                          f"{', '.join(repr(f) for f in sets)}")

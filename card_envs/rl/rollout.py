@@ -1,6 +1,6 @@
 """A MaskablePPO rollout buffer that keeps the per-action policies' facts of each observation.
 
-The per-action facts (card_envs.rl.action_features) are a fixed function of the observation
+The per-action facts (card_envs.core.action_features) are a fixed function of the observation
 with no weights, yet an update recomputed them for every minibatch of every epoch, after the
 rollout had computed them once already: about a sixth of 98 Cards' PPO update
 (docs/performance.md). ``FactsRolloutBuffer`` stores the facts the policy computed while

@@ -6,7 +6,7 @@ from card_envs.core.board import backs, card, clickable, row, seat
 from card_envs.core.board import board as make_board
 from card_envs.core.cards import unicode_ok
 from card_envs.core.make import factories
-from card_envs.core.spec import ExactSolver, GameSpec
+from card_envs.core.spec import ExactSolver, GameSpec, LadderSection
 from card_envs.simple_tricks.agents import FirstPlayAgent, HeuristicAgent
 from card_envs.simple_tricks.encoding import ENCODERS
 from card_envs.simple_tricks.rules import SimpleTricks, TricksState, card_label
@@ -123,6 +123,8 @@ SPEC = GameSpec(
     move_label=move_label,
     describe_move=move_text,
     batched="card_envs.simple_tricks.batched",
+    features="card_envs.simple_tricks.features",
+    ladder=(LadderSection("Simple tricks (N = 10)", 100),),
     board=board,
     exact_solver=ExactSolver(
         agent="solver",

@@ -6,7 +6,7 @@ from card_envs.core.board import backs, card, clickable, row, seat
 from card_envs.core.board import board as make_board
 from card_envs.core.cards import RANK_NAMES, rank_of, suit_of, unicode_ok
 from card_envs.core.make import factories
-from card_envs.core.spec import GameSpec
+from card_envs.core.spec import GameSpec, LadderSection
 from card_envs.thirty_one.agents import ExpectedValueAgent, GreedyAgent
 from card_envs.thirty_one.encoding import ENCODERS
 from card_envs.thirty_one.rules import ThirtyOne, ThirtyOneState, describe
@@ -192,6 +192,7 @@ SPEC = GameSpec(
     move_label=move_label,
     describe_move=move_text,
     batched="card_envs.thirty_one.batched",
+    ladder=(LadderSection("Thirty-One, 2 players", 100, {"num_players": 2}, 1000),),
 
     board=board,
 )

@@ -9,6 +9,8 @@ from card_envs.core.agents import make_agent
 from card_envs.core.evaluation import play_game
 from card_envs.core.make import make_batched
 from card_envs.ninety_eight_cards.expert import (
+    HOME_COST,
+    HOME_WEIGHTS,
     ExpertAgent,
     TurnPlanner,
     home_masks,
@@ -37,6 +39,15 @@ def test_the_tens_trick_earns_back_the_cards_it_reopens():
     alive = cards(21, 25, 29, 40)
     assert play_cost(0, 30, 20, alive) == -3  # ascending pile back from 30 to 20
     assert play_cost(3, 20, 30, alive) == -3  # descending pile back up from 20 to 30
+
+
+def test_a_cards_cost_by_its_homes_is_what_taking_them_one_by_one_costs():
+    # the expert's numbers, written once: the planner weighs each home taken by HOME_WEIGHTS
+    # (its last home first), and HOME_COST is a card's cost with h homes left
+    assert TurnPlanner().loss == (0.0, *HOME_WEIGHTS)
+    assert HOME_COST == (5.5, 2.5, 1.0, 0.3, 0.0)
+    for h in range(4):
+        assert HOME_COST[h] - HOME_COST[h + 1] == pytest.approx(HOME_WEIGHTS[h])
 
 
 def test_home_masks_count_the_piles_that_take_each_card():

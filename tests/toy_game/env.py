@@ -40,6 +40,7 @@ SPEC = GameSpec(
     num_players=(2,),
     variants=({}, {"hand_size": 1}, {"hand_size": 4, "num_cards": 12}),
     batched="tests.toy_game.batched",
+    features="tests.toy_game.features",
 )
 
 env, raw_env, gym_env = factories(SPEC)
