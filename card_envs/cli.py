@@ -431,9 +431,10 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--quick", action="store_true",
                    help=f"a smoke test: {ladder_quick_games()} games per match, search agents "
                         "at their lower budget only")
-    p.add_argument("--write", action="store_true",
+    p.add_argument("--write", nargs="?", const=".", metavar="DIR",
                    help="write the setting's section of docs/ladder.md, its plot and its "
-                        "block in the game's docs page")
+                        "block in the game's docs page, in the checkout in DIR (the folder "
+                        "holding docs/; the working directory if DIR is left out)")
     p.add_argument("--agents", nargs="+", metavar="AGENT",
                    help="only these agents (names as for evaluate, e.g. heuristic ismcts:50)")
     p.add_argument("--scalar", action="store_true",

@@ -13,9 +13,12 @@ Any page under ``docs/`` may also hold result blocks::
     <!-- END RESULT -->
 
 whose text is exactly what the command prints (``BEGIN RESULT slow:`` marks one
-that tests run only with ``-m slow``). Regenerate everything with::
+that tests run only with ``-m slow``). Regenerate everything, in a checkout, with::
 
     python -m card_envs.doctables --write --results
+
+which writes into the docs/ folder of the working directory (``--root DIR``: of DIR); the
+package never looks for a checkout itself.
 """
 
 from __future__ import annotations
@@ -86,9 +89,9 @@ def tables(env_name: str) -> str:
     return "\n".join(out)
 
 
-def page_path(env_name: str, root: Path | None = None) -> Path:
-    root = root or Path(__file__).resolve().parents[1]
-    return root / "docs" / "games" / f"{load_spec(env_name).name}.md"
+def page_path(env_name: str, root: Path) -> Path:
+    """The game's docs page in the checkout ``root`` (the folder holding docs/)."""
+    return Path(root) / "docs" / "games" / f"{load_spec(env_name).name}.md"
 
 
 def current_block(text: str) -> str | None:
@@ -99,8 +102,8 @@ def current_block(text: str) -> str | None:
     return text[start : text.index(END, start) + len(END)]
 
 
-def write(env_name: str, root: Path | None = None) -> bool:
-    """Rewrite the block in the game's page; True if it changed."""
+def write(env_name: str, root: Path) -> bool:
+    """Rewrite the block in the game's page in the checkout ``root``; True if it changed."""
     path = page_path(env_name, root)
     text = path.read_text()
     block = current_block(text)
@@ -172,17 +175,23 @@ def main(argv: list[str] | None = None) -> int:
     )
     parser.add_argument("--skip-slow", action="store_true",
                         help="with --results: leave the blocks marked slow as they are")
+    parser.add_argument("--root", default=".", metavar="DIR",
+                        help="the checkout to write into (the folder holding docs/; default: "
+                             "the working directory)")
     parser.add_argument("games", nargs="*", help="env names (default: all)")
     args = parser.parse_args(argv)
+    root = Path(args.root)
+    if (args.write or args.results) and not (root / "docs").is_dir():
+        parser.error(f"no docs/ folder in {args.root}: run it in a checkout of card-envs, or "
+                     "give the checkout's folder with --root")
     for env_name in args.games or env_names():
         if args.write:
-            changed = write(env_name)
-            print(f"{page_path(env_name)}: {'updated' if changed else 'unchanged'}")
+            changed = write(env_name, root)
+            print(f"{page_path(env_name, root)}: {'updated' if changed else 'unchanged'}")
         else:
             print(tables(env_name))
     if args.results:
-        docs = Path(__file__).resolve().parents[1] / "docs"
-        for path in sorted(docs.rglob("*.md")):
+        for path in sorted((root / "docs").rglob("*.md")):
             if result_blocks(path.read_text()):
                 changed = write_results(path, include_slow=not args.skip_slow)
                 print(f"{path}: {'updated' if changed else 'unchanged'}")

@@ -4,7 +4,8 @@
 agents, each search agent at two budgets, and the shipped model ``best`` when one loads
 for those rules) and prints a table; ``card-envs ladder all --write`` runs every setting
 of ``SETTINGS`` and writes docs/ladder.md (with a plot per setting under docs/img/) and
-the ladder block of each game's docs page.
+the ladder block of each game's docs page, in the checkout it is run in (``--write DIR``:
+the checkout in DIR); it never writes where the package is installed.
 
 How agents meet, by the shape of the game:
 
@@ -60,7 +61,6 @@ from card_envs.core.spec import GameSpec
 from card_envs.records import RecordWriter, make_record
 from card_envs.registry import env_names, load_spec
 
-ROOT = Path(__file__).resolve().parents[1]
 Z95 = 1.959963984540054
 
 
@@ -523,8 +523,6 @@ def add_regret(spec, game, rows: list[Row], roster: Roster, deals: int, seed: in
 
 
 # --- docs ----------------------------------------------------------------------------------
-LADDER_PAGE = ROOT / "docs" / "ladder.md"
-IMG_DIR = ROOT / "docs" / "img"
 PAGE_HEAD = """# Strength ladder
 
 Where every agent of every game stands: random play, the rule agents, the search agents at
@@ -736,8 +734,9 @@ def plot(result: LadderResult, path: Path) -> bool:
     return True
 
 
-def write_docs(result: LadderResult, root: Path = ROOT) -> list[Path]:
-    """Write a setting's section of docs/ladder.md, its plot and its game page block."""
+def write_docs(result: LadderResult, root: Path) -> list[Path]:
+    """Write a setting's section of ``root``/docs/ladder.md, its plot and its game page block
+    (``root``: a checkout, the folder holding docs/; the package never finds one itself)."""
     key = result.setting.key
     img_path = root / "docs" / "img" / f"ladder_{key}.png"
     img = f"img/{img_path.name}" if plot(result, img_path) else None
@@ -747,7 +746,7 @@ def write_docs(result: LadderResult, root: Path = ROOT) -> list[Path]:
     text = _order_sections(text)
     page.write_text(text)
     game_page = root / "docs" / "games" / f"{load_spec(result.setting.env_name).name}.md"
-    written = [page, game_page] + ([img_path] if img else [])
+    written = [page] + ([game_page] if game_page.exists() else []) + ([img_path] if img else [])
     if game_page.exists():
         gtext = game_page.read_text()
         gtext = replace_block(gtext, key, block(key, page_lines(result)), "## Trained baselines")
@@ -785,6 +784,10 @@ def main(args: argparse.Namespace, game_args: dict[str, Any]) -> int:
         raise ValueError("--write needs the full ladder: leave out --quick")
     if args.write and args.agents:
         raise ValueError("--write needs every agent: leave out --agents")
+    root = None if args.write is None else Path(args.write)
+    if root is not None and not (root / "docs").is_dir():
+        raise ValueError(f"--write {args.write}: no docs/ folder there; run it in a checkout of "
+                         "card-envs, or give the checkout's folder")
     batched_games = getattr(args, "batched_games", None)
     for flag, value in (("--games", args.games), ("--batched-games", batched_games)):
         if value is not None and value < 1:
@@ -804,9 +807,9 @@ def main(args: argparse.Namespace, game_args: dict[str, Any]) -> int:
                                 scalar=getattr(args, "scalar", False))
             print(result.summary())
             print()
-            if args.write:
-                for path in write_docs(result):
-                    print(f"wrote {path.relative_to(ROOT) if path.is_relative_to(ROOT) else path}")
+            if root is not None:
+                for path in write_docs(result, root):
+                    print(f"wrote {path.relative_to(root)}")
     finally:
         if records is not None:
             records.close()
