@@ -14,7 +14,7 @@ from card_envs.core.agents import register_agent_plugin
 from card_envs.core.game import IllegalActionError
 from card_envs.registry import EnvInfo, env_names, list_envs, load_spec, register_all
 
-__version__ = "0.1.0"
+__version__ = "0.2.0"
 __all__ = ["EnvInfo", "IllegalActionError", "env_names", "list_envs", "load_spec", "__version__"]
 
 register_all()

@@ -3,7 +3,7 @@
 A record holds what it takes to play the game again, step for step, and what came of it
 (the format is documented in docs/records.md; ``FORMAT_VERSION`` is its version)::
 
-    {"format": "card-envs-record", "format_version": 1, "card_envs": "0.1.0",
+    {"format": "card-envs-record", "format_version": 1, "card_envs": "0.2.0",
      "env": "thirty_one_v0", "rules": {"num_players": 2, ...}, "seed": [0, 5, 0],
      "agents": ["greedy", "expected_value"], "source": "evaluate game 5",
      "actions": [[0, 0, "draw"], [0, 4, "place in slot 1"], ...],

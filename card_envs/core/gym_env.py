@@ -121,7 +121,9 @@ class SingleAgentEnv(gym.Env):
     """One seat of a Game as a Gymnasium environment; see the module docstring.
 
     Args:
-        spec, game, encoder: the game's spec, rules object and observation encoder.
+        spec: the game's spec.
+        game: the rules object.
+        encoder: the observation encoder.
         opponent: an agent name or Agent for every other seat, or a sequence with one
             entry per other seat, relative to the learner: the seat after the learner's
             first (so in team games the entries of the learner's teammates stay put
