@@ -80,12 +80,13 @@ class PolicyAgent(BaseAgent):
 
     def act(self, view: View, rng: np.random.Generator) -> int:
         policy = self.policy
-        obs = th.as_tensor(self.encoder.encode(view), device=policy.device).unsqueeze(0)
+        device = getattr(policy, "device", None)  # an SB3 policy's; None: the CPU
+        obs = th.as_tensor(self.encoder.encode(view), device=device).unsqueeze(0)
         mask = view.legal
         with th.inference_mode():
             if self.algo == "dqn":
                 batch = {"observation": obs,
-                         "action_mask": th.as_tensor(mask[None].copy(), device=policy.device)}
+                         "action_mask": th.as_tensor(mask[None].copy(), device=device)}
                 return _best_legal(policy.q_net(batch)[0].cpu().numpy(), mask)
             # the masked distribution's logits, without building the distribution
             features = policy.extract_features(obs, policy.pi_features_extractor)
@@ -107,10 +108,11 @@ def policy_scores(policy, algo: str, obs: np.ndarray, mask: np.ndarray) -> th.Te
     """(k, actions): a policy's logits (PPO) or q-values (DQN) for a batch of observations
     (one forward pass), before masking; a per-action PPO policy scores only the legal
     actions (the others 0)."""
-    obs_t = th.as_tensor(obs, device=policy.device)
+    device = getattr(policy, "device", None)  # an SB3 policy's; None: the CPU
+    obs_t = th.as_tensor(obs, device=device)
     with th.inference_mode():
         if algo == "dqn":
-            batch = {"observation": obs_t, "action_mask": th.as_tensor(mask, device=policy.device)}
+            batch = {"observation": obs_t, "action_mask": th.as_tensor(mask, device=device)}
             return policy.q_net(batch).cpu()
         with scoring_legal_only(policy, mask):
             features = policy.extract_features(obs_t, policy.pi_features_extractor)
