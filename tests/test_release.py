@@ -112,6 +112,8 @@ def test_the_readme_opens_with_an_env_and_says_how_to_cite():
     citing = text.split("## Citing", 1)[1]
     assert "CITATION.cff" in citing and "@software{" in citing
     assert f"version = {{{_pyproject_version()}}}" in citing
+    # the docs site's home cites the same version
+    assert f"version = {{{_pyproject_version()}}}" in (ROOT / "docs" / "index.md").read_text()
 
 
 def test_the_versions_page_says_what_bumps_an_environment_and_the_package():
