@@ -33,7 +33,7 @@ import importlib
 import importlib.util
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 import numpy as np
 
@@ -521,32 +521,55 @@ class BatchedGame:
 MAX_DEALS = 100
 
 
-class Turns:
-    """The per-game bookkeeping of one learning seat per game (the Gymnasium view's turn).
+class TurnArrays(NamedTuple):
+    """The per-game bookkeeping of one learning seat per game (the Gymnasium view's turn), each
+    a (B,) array (``final_obs`` (B, observation size)), as the compiled turn reads it.
 
-    ``seat`` (B,) the learner's seat in each game; ``reward`` what the learner's last move
-    earned up to its next decision; ``pending`` what a new game paid the learner before its
-    first move (paid with that move, as gym_env does); ``waiting`` (B,) whether an EXTERNAL
-    seat is to act; ``ended`` whether the learner's game ended in this turn, its last
-    observation in ``final_obs``, its payoff and score in ``final_payoff`` /
-    ``final_score``, and ``final_truncated`` whether the step cap ended it; ``acting`` the
-    seat the learner is to act in (its own, or a teammate's that it plays too).
+    ``seat`` the learner's seat in each game; ``reward`` what the learner's last move earned
+    up to its next decision; ``pending`` what a new game paid the learner before its first
+    move (paid with that move, as gym_env does); ``earned`` what its seat earned from the
+    other seats' moves since; ``fresh`` whether the game was dealt in this turn; ``deals``
+    the deals of this turn; ``waiting`` whether an EXTERNAL seat is to act; ``ended``
+    whether the learner's game ended in this turn, its last observation in ``final_obs``,
+    its payoff and score in ``final_payoff`` / ``final_score``, and ``final_truncated``
+    whether the step cap ended it; ``acting`` the seat the learner is to act in (its own,
+    or a teammate's that it plays too).
     """
 
+    seat: np.ndarray
+    reward: np.ndarray
+    pending: np.ndarray
+    earned: np.ndarray
+    fresh: np.ndarray
+    deals: np.ndarray
+    waiting: np.ndarray
+    ended: np.ndarray
+    final_obs: np.ndarray
+    final_payoff: np.ndarray
+    final_score: np.ndarray
+    final_truncated: np.ndarray
+    acting: np.ndarray
+
+
+class Turns:
+    """The bookkeeping of the learners' turns in B games: ``arrays`` (``TurnArrays``), each
+    also an attribute (``turns.seat``, ``turns.ended``, ...)."""
+
     def __init__(self, num_envs: int, obs_size: int):
-        self.seat = np.zeros(num_envs, np.int64)
-        self.reward = np.zeros(num_envs)
-        self.pending = np.zeros(num_envs)
-        self.earned = np.zeros(num_envs)
-        self.fresh = np.zeros(num_envs, bool)
-        self.deals = np.zeros(num_envs, np.int64)
-        self.waiting = np.zeros(num_envs, bool)
-        self.ended = np.zeros(num_envs, bool)
-        self.final_obs = np.zeros((num_envs, obs_size), np.float32)
-        self.final_payoff = np.zeros(num_envs)
-        self.final_score = np.zeros(num_envs)
-        self.final_truncated = np.zeros(num_envs, bool)
-        self.acting = np.zeros(num_envs, np.int64)
+        b = num_envs
+        self.arrays = TurnArrays(
+            seat=np.zeros(b, np.int64), reward=np.zeros(b), pending=np.zeros(b),
+            earned=np.zeros(b), fresh=np.zeros(b, bool), deals=np.zeros(b, np.int64),
+            waiting=np.zeros(b, bool), ended=np.zeros(b, bool),
+            final_obs=np.zeros((b, obs_size), np.float32), final_payoff=np.zeros(b),
+            final_score=np.zeros(b), final_truncated=np.zeros(b, bool),
+            acting=np.zeros(b, np.int64))
+
+    def __getattr__(self, name: str) -> Any:
+        arrays = self.__dict__.get("arrays")
+        if arrays is not None and name in arrays._fields:
+            return getattr(arrays, name)
+        raise AttributeError(f"{type(self).__name__} has no attribute {name!r}")
 
 
 def play_turns(engine: BatchedGame, state: BatchedState, turns: Turns, kind: int,
@@ -560,10 +583,8 @@ def play_turns(engine: BatchedGame, state: BatchedState, turns: Turns, kind: int
     outside, ``LEARNER_AGENT`` for a teammate the learner plays)."""
     engine.check_state(state)
     bad = engine.loops.turn_moves(
-        state.arrays, engine.cfg, rows, actions, kind, state.rngs, state.rng_of, turns.seat,
+        state.arrays, engine.cfg, rows, actions, kind, state.rngs, state.rng_of,
         -1 if learner_seat is None else learner_seat, opponents,
-        engine.encoding_index(encoding), turns.reward, turns.pending, turns.earned,
-        turns.fresh, turns.deals, turns.waiting, turns.ended, turns.final_obs,
-        turns.final_payoff, turns.final_score, turns.final_truncated, MAX_DEALS, turns.acting)
+        engine.encoding_index(encoding), turns.arrays, MAX_DEALS)
     if bad >= 0:
         raise RuntimeError(f"slot {bad}: the learner never got to act in {MAX_DEALS} deals")

@@ -182,13 +182,9 @@ def result_slots(s, cfg, payoffs, scores):  # pragma: no cover - compiled
 
 
 # --- the Gymnasium view's turn ----------------------------------------------------------------
-# Per slot: ``seat`` the learner's seat; ``opponents[k]`` the agent of the seat k + 1 places
-# after the learner (EXTERNAL_AGENT: its moves come from outside, between calls); ``earned``
-# what the learner's seat earned from the other seats' moves since its own move (or since the deal);
-# ``fresh`` whether that game was dealt in this turn (its earnings then wait in ``pending`` for
-# the learner's next move, as after gym_env's reset); ``waiting`` whether an EXTERNAL seat is
-# to act; ``ended`` whether the learner's game ended in this turn (its last observation and
-# result are in ``final_obs``, ``final_payoff``, ``final_score``, ``final_truncated``).
+# Per slot, the learner's bookkeeping (core.batched.TurnArrays: its seat, what it earned, whether
+# its game ended and how, ...); ``opponents[k]`` the agent of the seat k + 1 places after the
+# learner (EXTERNAL_AGENT: its moves come from outside, between calls).
 # The other seats move in waves: each wave one move in every game that needs one, as one call
 # of each kernel; a game's own draws keep their order (the agent's, then the move's). The kinds
 # of move and the agent codes are card_envs.core.batched_codes'.
@@ -206,18 +202,23 @@ def _new_games(deal, s, cfg, slots, rngs, rng_of, seat, learner_seat):  # pragma
     _deal(deal, s, cfg, slots, rngs, rng_of)
 
 
-def turn_moves(s, cfg, rows, actions, kind, rngs, rng_of,
-               seat, learner_seat, opponents, encoding, reward, pending, earned, fresh, deals,
-               waiting, ended, final_obs, final_payoff, final_score, final_truncated,
-               max_deals, acting):  # pragma: no cover - compiled
+def turn_moves(s, cfg, rows, actions, kind, rngs, rng_of, learner_seat, opponents, encoding,
+               turns, max_deals):  # pragma: no cover - compiled
     """One part of a turn in each game of ``rows``, then the other seats' moves until each
     game's learner is to act (or an EXTERNAL seat is): ``kind`` NEW_GAME (the reset),
     LEARNER_MOVE (the learner's ``actions[r]``, starting the turn) or EXTERNAL_MOVE (an
     EXTERNAL seat's ``actions[r]``). A learner's game that ends keeps its results and is
     dealt again (SAME_STEP autoreset), as often as a new game ends before the learner's first
     move. A LEARNER seat (a teammate the learner plays) is the learner's to act as its own
-    seat is; ``acting`` gets the seat each learner is to act in. The first game where the
-    learner got no move in ``max_deals`` deals, or -1."""
+    seat is; ``acting`` gets the seat each learner is to act in. ``turns``: the per-game
+    bookkeeping above (core.batched.TurnArrays). The first game where the learner got no
+    move in ``max_deals`` deals, or -1."""
+    seat, reward, pending, earned, fresh, deals, waiting, ended = (
+        turns.seat, turns.reward, turns.pending, turns.earned, turns.fresh, turns.deals,
+        turns.waiting, turns.ended)
+    final_obs, final_payoff, final_score, final_truncated, acting = (
+        turns.final_obs, turns.final_payoff, turns.final_score, turns.final_truncated,
+        turns.acting)
     terminated, truncated, current_player, rewards = (s.terminated, s.truncated,
                                                       s.current_player, s.rewards)
     n = cfg.num_players
