@@ -432,50 +432,14 @@ def run_ladder(
     start = time.perf_counter()
     played = 0
     n = game.num_players
-    if kind == "solo":
-        lineups = [[name] for name in names]
-    elif kind in ("duplicate", "teams"):
-        lineups = [list(pair) for pair in itertools.combinations(names, 2)]
-    else:
-        if len(names) < n:
-            raise ValueError(f"{setting.key}: {len(names)} agents cannot fill {n} seats")
-        lineups = [list(c) for c in itertools.combinations(names, n)]
+    lineups = _lineups(kind, names, n, setting.key)
     for m, lineup in enumerate(lineups):
         if log is not None:
             log(f"{setting.key}: match {m + 1}/{len(lineups)}: {' vs '.join(lineup)}")
         count = games_batched if games_batched != games and games_.batchable(lineup) else games
         plan = match_plan(kind, lineup, count, n)
-        recs = iter(games_.play_match(plan, m))
-        for g in range(count):
-            if kind == "solo":
-                rec = next(recs)
-                tallies[lineup[0]].add(float(rec.payoffs[0]), float(rec.scores[0]))
-                played += 1
-            elif kind == "duplicate":
-                first, second = next(recs), next(recs)
-                points = _points(first), _points(second)
-                totals = [points[0][0] + points[1][1], points[0][1] + points[1][0]]
-                diff = float(np.sign(totals[0] - totals[1]))
-                tallies[lineup[0]].add(diff, totals[0])
-                tallies[lineup[1]].add(-diff, totals[1])
-                results.append((lineup, _ranks(totals)))
-                played += 2
-            else:
-                seat_names = plan[g][0]
-                rec = next(recs)
-                pay = rec.payoffs.tolist()
-                if kind == "teams":
-                    team_of = {name: seat_names.index(name) for name in lineup}
-                    values = [pay[team_of[name]] for name in lineup]
-                    for name, value in zip(lineup, values, strict=True):
-                        tallies[name].add(value)
-                    results.append((lineup, _ranks(values)))
-                else:
-                    values = [pay[seat_names.index(name)] for name in lineup]
-                    for name, value in zip(lineup, values, strict=True):
-                        tallies[name].add(value)
-                    results.append((lineup, _ranks(values)))
-                played += 1
+        played += _tally_match(kind, lineup, plan, iter(games_.play_match(plan, m)), count,
+                               tallies, results)
     ratings = fit_ratings(names, results, seed) if kind != "solo" else {}
     rows = [
         Row(name, tallies[name], roster.cost_ms(name), ratings.get(name)) for name in names
@@ -490,6 +454,48 @@ def run_ladder(
     return LadderResult(
         setting_, kind, n, rows, len(lineups), played, seed, time.perf_counter() - start, notes
     )
+
+
+def _lineups(kind: str, names: Sequence[str], n: int, key: str) -> list[list[str]]:
+    """The matches of a ladder: each agent alone (solo), every pair (duplicate deals, teams)
+    or every set of ``n`` different agents (free for all)."""
+    if kind == "solo":
+        return [[name] for name in names]
+    if kind in ("duplicate", "teams"):
+        return [list(pair) for pair in itertools.combinations(names, 2)]
+    if len(names) < n:
+        raise ValueError(f"{key}: {len(names)} agents cannot fill {n} seats")
+    return [list(c) for c in itertools.combinations(names, n)]
+
+
+def _tally_match(kind: str, lineup: list[str], plan, recs, count: int,
+                 tallies: dict[str, Tally], results: list) -> int:
+    """Add the ``count`` games (or duplicate pairs) of one match, records ``recs`` as
+    ``plan`` seated them, to the agents' ``tallies`` and the rated ``results``; the games."""
+    played = 0
+    for g in range(count):
+        if kind == "solo":
+            rec = next(recs)
+            tallies[lineup[0]].add(float(rec.payoffs[0]), float(rec.scores[0]))
+            played += 1
+        elif kind == "duplicate":
+            first, second = next(recs), next(recs)
+            points = _points(first), _points(second)
+            totals = [points[0][0] + points[1][1], points[0][1] + points[1][0]]
+            diff = float(np.sign(totals[0] - totals[1]))
+            tallies[lineup[0]].add(diff, totals[0])
+            tallies[lineup[1]].add(-diff, totals[1])
+            results.append((lineup, _ranks(totals)))
+            played += 2
+        else:  # teams (each agent's seat stands for its team) or free for all
+            seat_names = plan[g][0]
+            pay = next(recs).payoffs.tolist()
+            values = [pay[seat_names.index(name)] for name in lineup]
+            for name, value in zip(lineup, values, strict=True):
+                tallies[name].add(value)
+            results.append((lineup, _ranks(values)))
+            played += 1
+    return played
 
 
 def _points(rec) -> list[float]:
