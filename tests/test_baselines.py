@@ -141,15 +141,19 @@ def test_train_save_load_evaluate(tmp_path, setting, algo, capsys):
     model = f"{run.path / 'model.zip'}"
     gym_env = load_spec(env_name).factories()[2]
     env = gym_env(**run.config["env_kwargs"], opponent=f"model:{model}")
+    capsys.readouterr()
     assert evaluate_cli.main([model, "--env", env_name, "--games", "4"]) == 0
     printed = capsys.readouterr().out
     # games that rank their players (Palace) report losses and places instead of wins, and
     # team games (Literature) a line per team
     first = "lost" if env_name == "palace_v0" else "win"
+    # (baselines.evaluate is card-envs evaluate with the setting's seats: it says which)
+    assert printed.startswith(f"card-envs evaluate {env_name} model:{model} ")
     if env.game.teams():
-        assert re.search(rf"^team A \(model:model, .*\): {first} ", printed, re.M), printed
-    else:
-        assert f"model:model: {first} " in printed
+        assert re.search(rf"^team A \(model:{re.escape(model)}@0, .*\): {first} ", printed,
+                         re.M), printed
+    else:  # (a one-player game's line names no seat)
+        assert re.search(rf"^model:{re.escape(model)}(@0)?: {first} ", printed, re.M), printed
     # duplicate deals exactly where the setting evaluates with them (Thirty-One: plain matches)
     assert ("4 pairs" in printed) == (run.config["duplicate"] and env.game.num_players == 2)
     # the saved model is usable as an opponent in the Gymnasium view and in card-envs evaluate
