@@ -140,6 +140,8 @@ class TimedAgent:
     def __init__(self, agent: Agent):
         self.agent = agent
         self.name = getattr(agent, "name", type(agent).__name__)
+        # an agent that reads the table as text gets its text view through this wrapper
+        self.text_spec = getattr(agent, "text_spec", None)
         self.moves = 0
         self.seconds = 0.0
 

@@ -116,8 +116,9 @@ def make_agent(spec: GameSpec, agent: Any, game: Game) -> Agent:
     An agent class with ``takes_budget = True`` (a search agent) also answers to
     ``NAME:BUDGET``, built as ``cls(game, budget=BUDGET)`` (a positive integer whose unit,
     e.g. simulations per move, the agent documents). Plug-ins (``register_agent_plugin``)
-    serve the other names, e.g. ``model:PATH`` and ``best``. Raises ValueError naming the
-    valid names for an unknown one.
+    serve the other names, e.g. ``model:PATH``, ``best`` and ``cmd:PROGRAM`` (an outside
+    program: card_envs.core.cmd_agent). Raises ValueError naming the valid names for an
+    unknown one.
     """
     if not isinstance(agent, str):
         if not hasattr(agent, "act"):
@@ -135,7 +136,7 @@ def make_agent(spec: GameSpec, agent: Any, game: Game) -> Agent:
                 f"(e.g. {base}:200); see the agent's documentation for its unit"
             )
         return spec.agents[base](game, budget=int(budget))
-    plugin = _PLUGINS.get(base)
+    plugin = _PLUGINS.get(base.partition("[")[0])  # a kind may take options: cmd[timeout=9]:X
     if plugin is not None and bool(sep) == (":" in plugin.usage):
         return plugin.load()(spec, agent, game)
     names = [
@@ -147,3 +148,7 @@ def make_agent(spec: GameSpec, agent: Any, game: Game) -> Agent:
     raise ValueError(
         f"unknown agent {agent!r} for {spec.env_name}; choose one of {', '.join(names)}"
     )
+
+
+# Outside programs over JSON Lines (card_envs/core/cmd_agent.py), imported when one is asked for.
+register_agent_plugin("cmd", "card_envs.core.cmd_agent:make_cmd_agent", "cmd:PROGRAM")

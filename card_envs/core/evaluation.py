@@ -20,11 +20,13 @@ from __future__ import annotations
 import math
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
+from functools import partial
 
 import numpy as np
 
 from card_envs.core.agents import Agent
-from card_envs.core.game import Game, State
+from card_envs.core.game import Game, State, View
+from card_envs.core.seat_text import text_view
 
 Z95 = 1.959963984540054
 
@@ -68,13 +70,27 @@ class PlayedGame:
 Keep = Callable[[PlayedGame], None]
 
 
+def agent_view(game: Game, state, seat: int, agent: Agent) -> View:
+    """The view ``agent`` acts on: its seat's view; for an agent that reads the table as text
+    (one with a ``text_spec``: the spec of its game) the seat's ``TextView``
+    (card_envs.core.seat_text), made here so that the agent never holds the state."""
+    spec = getattr(agent, "text_spec", None)
+    return game.view(state, seat) if spec is None else text_view(spec, game, state, seat)
+
+
+def _seat_views(game: Game, agents: Sequence[Agent | None], state, seat: int) -> View:
+    """``agent_view`` of ``seat`` for the agent in that seat."""
+    return agent_view(game, state, seat, agents[seat])
+
+
 def play_move(game: Game, state, agent: Agent, game_rng: np.random.Generator,
               agent_rng: np.random.Generator | None = None) -> tuple[int, np.ndarray | None]:
-    """One move of the seat to act, chosen by ``agent`` from that seat's view, checked (an
-    illegal choice raises, naming it and the legal actions) and applied with ``Game.apply``;
-    returns the action and its rewards (None when all are zero)."""
+    """One move of the seat to act, chosen by ``agent`` from that seat's view (``agent_view``),
+    checked (an illegal choice raises, naming it and the legal actions) and applied with
+    ``Game.apply``; returns the action and its rewards (None when all are zero)."""
     p = state.player
-    action = agent.act(game.view(state, p), game_rng if agent_rng is None else agent_rng)
+    action = agent.act(agent_view(game, state, p, agent),
+                       game_rng if agent_rng is None else agent_rng)
     return action, game.apply(state, action, game_rng)  # raises for an illegal action
 
 
@@ -88,6 +104,8 @@ def play_until(game: Game, state, agents: Sequence[Agent | None], game_rng: np.r
     earned = None
     agent_rng = game_rng if agent_rng is None else agent_rng
     view, apply = game.view, game.apply
+    if any(getattr(agent, "text_spec", None) is not None for agent in agents):
+        view = partial(_seat_views, game, agents)  # an agent reads text
     while (not (state.terminal or state.truncated) and state.player != until_player
            and agents[state.player] is not None):
         # play_move, inline: this loop runs every opponent move of the Gymnasium view
