@@ -1,5 +1,5 @@
 """The ``card-envs`` command: list environments, evaluate agents, play, rate agents, record and
-replay games, serve the web app, benchmark."""
+replay games, serve the web app, serve the games to MCP clients, benchmark."""
 
 from __future__ import annotations
 
@@ -13,6 +13,7 @@ from typing import NoReturn
 from card_envs.core.agents import make_agent
 from card_envs.core.evaluation import duplicate_evaluate, evaluate
 from card_envs.core.game import Game
+from card_envs.core.seat_text import FALLBACKS, AgentForfeit
 from card_envs.core.spec import GameSpec
 from card_envs.registry import list_envs, load_spec
 
@@ -346,6 +347,24 @@ def cmd_serve(args: argparse.Namespace) -> int:
         return 2
 
 
+def cmd_mcp(args: argparse.Namespace) -> int:
+    if args.ascii:
+        os.environ["CARD_ENVS_ASCII"] = "1"
+    try:
+        if args.record:
+            _check_writable(args.record)
+        from card_envs import mcp_server
+
+        return mcp_server.main(args.retries, args.fallback, args.max_games, args.record)
+    except ImportError as err:
+        print(f"error: card-envs mcp needs the mcp extra (pip install 'card-envs[mcp]'): {err}",
+              file=sys.stderr)
+        return 2
+    except ValueError as err:
+        print(f"error: {err}", file=sys.stderr)
+        return 2
+
+
 def cmd_bench(args: argparse.Namespace) -> int:
     from card_envs.bench import main as bench_main
 
@@ -475,6 +494,21 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--open", action="store_true", help="open the page in a web browser")
     p.set_defaults(func=cmd_serve)
 
+    p = sub.add_parser(
+        "mcp", help="serve the games to a Model Context Protocol client over stdio (mcp extra; "
+                    "docs/text_agents.md)")
+    p.add_argument("--retries", type=int, default=3,
+                   help="answers naming no legal move refused before the fallback (default 3)")
+    p.add_argument("--fallback", choices=FALLBACKS, default="random",
+                   help="after the retries: a random legal move for the client (default) or "
+                        "the client forfeits the game")
+    p.add_argument("--max-games", type=int, default=100, help="games open at once, at most")
+    p.add_argument("--record", metavar="FILE",
+                   help="write every game that ends to FILE as a record (JSON Lines; "
+                        "docs/records.md)")
+    p.add_argument("--ascii", action="store_true", help="letters instead of suit symbols")
+    p.set_defaults(func=cmd_mcp)
+
     p = sub.add_parser("bench", help="environment speed benchmark (see card_envs/bench.py)")
     p.add_argument("rest", nargs=argparse.REMAINDER, help="arguments for the benchmark")
     p.set_defaults(func=cmd_bench)
@@ -488,7 +522,11 @@ def main(argv: list[str] | None = None) -> int:
     # torch reads this when it is first imported, which ``card_envs`` never does on its own; an
     # OMP_NUM_THREADS the user set wins.
     os.environ.setdefault("OMP_NUM_THREADS", "1")
-    return args.func(args)
+    try:
+        return args.func(args)
+    except AgentForfeit as err:  # a cmd: agent with fallback=forfeit gave up a game
+        print(f"error: {err}", file=sys.stderr)
+        return 1
 
 
 if __name__ == "__main__":

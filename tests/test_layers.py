@@ -160,8 +160,8 @@ def test_the_contract_sees_every_import_statement(graph):
 
 def test_importing_card_envs_imports_neither_torch_nor_the_rl_package():
     code = ("import sys, card_envs; card_envs.list_envs(); "
-            "print(sorted(m for m in ('torch', 'card_envs.rl', 'card_envs.cli') "
-            "if m in sys.modules))")
+            "print(sorted(m for m in ('torch', 'card_envs.rl', 'card_envs.cli', 'mcp', "
+            "'card_envs.mcp_server', 'card_envs.core.cmd_agent') if m in sys.modules))")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                          check=True, cwd=ROOT)
     assert out.stdout.strip() == "[]"
@@ -182,7 +182,7 @@ def test_the_package_reads_no_file_of_the_baselines_layer():
 
 # --- the generic layers name no game ---------------------------------------------------------
 GENERIC = ("card_envs/core", "card_envs/vector", "card_envs/rl", "card_envs/records.py",
-           "card_envs/ladder.py", "card_envs/web")
+           "card_envs/ladder.py", "card_envs/web", "card_envs/mcp_server.py")
 # Where a generic layer names a game on purpose, and why: (file, the name it contains).
 NAMED_ON_PURPOSE = {
     # the example of a game name in the error message for a bad argument
