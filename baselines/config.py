@@ -142,6 +142,11 @@ def build_config(args: argparse.Namespace) -> dict[str, Any]:
     gcfg["env_kwargs"] = {**gcfg["env_kwargs"], **parse_sets(args.env_arg)}
     spec, game = spec_and_game(gcfg["env"], gcfg["env_kwargs"])
     opponent = _checked_opponent(args.opponent or gcfg["opponent"], spec, game)
+    shaping = parse_shaping(args.shaping) if args.shaping else gcfg.get("shaping")
+    if shaping:
+        from baselines.shaping import potential
+
+        potential(spec, shaping["potential"])  # an unknown name fails here, naming the game's
     encoding = args.obs_encoding or gcfg.get("obs_encoding", "default")
     if args.init_from:
         _check_init_from(Path(args.init_from), args.algo, gcfg["env"], encoding)
@@ -159,7 +164,7 @@ def build_config(args: argparse.Namespace) -> dict[str, Any]:
         "eval_opponents": gcfg["eval_opponents"],
         "duplicate": gcfg["duplicate"],
         "team": gcfg["team"],
-        "shaping": parse_shaping(args.shaping) if args.shaping else gcfg.get("shaping"),
+        "shaping": shaping,
         "select": parse_select(args.select, spec, game) if getattr(args, "select", None)
         else gcfg.get("select"),
         # expert iteration after training (MaskablePPO only; baselines/expert_iteration.py)

@@ -25,7 +25,7 @@ import numpy as np
 from gymnasium import spaces
 from stable_baselines3.common.vec_env import DummyVecEnv, VecEnv, VecEnvWrapper, VecMonitor
 
-from baselines.shaping import PotentialShaping, ResultBonus
+from baselines.shaping import PotentialShaping, ResultBonus, potential
 from card_envs.registry import load_spec
 
 MASK_KEY, OBS_KEY = "action_mask", "observation"
@@ -201,8 +201,8 @@ def wrap(venv: VecEnv, cfg: dict[str, Any]) -> VecEnv:
         game = spec.make_game(**cfg["env_kwargs"])
         layout = spec.encoders[cfg["obs_encoding"]](game).layout
         gamma = cfg["hyperparams"].get("gamma", 0.99)
-        venv = PotentialShaping(venv, layout, shaping["potential"], shaping.get("scale", 1.0),
-                                gamma)
+        venv = PotentialShaping(venv, layout, potential(spec, shaping["potential"]),
+                                shaping.get("scale", 1.0), gamma)
     if cfg.get("result_bonus"):
         venv = ResultBonus(venv, cfg["result_bonus"])
     if cfg["algo"] == "dqn":

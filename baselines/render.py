@@ -435,16 +435,14 @@ def summary_table(records: list[dict]) -> list[str]:
     return lines
 
 
-# each setting's section of docs/ladder.md (card-envs ladder SETTING --write)
-LADDER_KEYS = {"thirty_one_v0": "thirty_one_v0-2"}
-
-
 def ladder_cell(setting: str, path: Path | None = None) -> str:
     """The ladder's first figure (rating, or win rate where there is none) of the shipped
     model ``best`` and of the highest search agent in the setting's section of
     docs/ladder.md, or a note that the ladder has no section for it."""
     path = path or ROOT / "docs" / "ladder.md"
-    key = LADDER_KEYS.get(setting, setting)
+    cfg = game_config(setting)
+    # the ladder's key of a game and its rules (card_envs.ladder.Setting.key)
+    key = "-".join([cfg["env"], *(str(v) for v in cfg["env_kwargs"].values())])
     text = path.read_text() if path.exists() else ""
     begin = f"<!-- BEGIN LADDER {key} -->"
     if begin not in text:

@@ -568,7 +568,7 @@ def test_result_bonus_adds_the_match_result_to_the_last_reward_only():
 
 
 def test_half_suit_lead_potential_is_my_teams_lead_in_eighths():
-    from baselines.shaping import POTENTIALS
+    from baselines.shaping import potential
 
     spec = load_spec("literature_v0")
     game = spec.make_game()
@@ -576,7 +576,7 @@ def test_half_suit_lead_potential_is_my_teams_lead_in_eighths():
     s = game.init(np.random.default_rng(0))
     s.score = [3, 1]  # team 0 scored half-suits 0-2, team 1 half-suit 3; the rest are live
     s.outcome = [0, 0, 0, 1] + [-1] * 4
-    phi = POTENTIALS["half_suit_lead"]
+    phi = potential(spec, "half_suit_lead")
 
     def seen_by(seat):
         return encoder.encode(game.view(s, seat))[None]

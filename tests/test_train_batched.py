@@ -59,7 +59,7 @@ def test_opponent_shares_follow_the_list_and_add_up():
 def test_potentials_read_from_observations_are_the_views_own(env_name, kwargs, potential):
     """Shaping reads phi from the observation (batched and scalar alike); it must be the
     quantity the rules define, computed here from the learner's view over random play."""
-    from baselines.shaping import POTENTIALS
+    from baselines.shaping import potential as game_potential
 
     def from_view(view) -> float:
         if potential == "pile_room":
@@ -80,6 +80,7 @@ def test_potentials_read_from_observations_are_the_views_own(env_name, kwargs, p
         return lead + (view.score() / 31.0 if potential == "lives_lead_and_hand" else 0.0)
 
     spec = load_spec(env_name)
+    phi = game_potential(spec, potential)  # the game's own, named by its spec
     game = spec.make_game(**kwargs)
     encoder = spec.encoders["default"](game)
     rng = np.random.default_rng(3)
@@ -90,7 +91,7 @@ def test_potentials_read_from_observations_are_the_views_own(env_name, kwargs, p
             p = s.player
             view = game.view(s, p)
             obs = encoder.encode(view)[None]
-            got = float(POTENTIALS[potential](encoder.layout, obs)[0])
+            got = float(phi(encoder.layout, obs)[0])
             assert got == pytest.approx(from_view(view), abs=1e-5)
             seen.add(round(got, 3))
             game.apply(s, int(rng.choice(np.flatnonzero(view.legal))), rng)
@@ -331,3 +332,13 @@ def test_a_short_batched_run_beats_random_play(tmp_path):
     row = result_row(evaluate(trainer.spec, trainer.game, agent, "random", 300, 99, True,
                               False), "random")
     assert row["decided_rate"] > 0.7, row
+
+
+def test_a_potential_the_game_does_not_declare_is_refused_naming_the_games_own():
+    from baselines.shaping import potential
+
+    with pytest.raises(ValueError, match="unknown potential 'homes' for thirty_one_v0; choose "
+                                         "one of hand_score, lives_lead, lives_lead_and_hand"):
+        potential(load_spec("thirty_one_v0"), "homes")
+    with pytest.raises(ValueError, match="the game declares no potentials"):
+        potential(load_spec("palace_v0"), "homes")

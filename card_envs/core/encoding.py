@@ -50,6 +50,10 @@ class Layout:
     def space(self) -> spaces.Box:
         return spaces.Box(self.low.copy(), self.high.copy(), (self.size,), np.float32)
 
+    def batch(self, obs: np.ndarray, name: str) -> np.ndarray:
+        """Piece ``name`` of a batch of observations (B, size), as float64 (B, piece size)."""
+        return obs[:, self.offsets[name]].astype(np.float64)
+
     def split(self, obs: np.ndarray) -> dict[str, np.ndarray]:
         """Named views into an encoded observation."""
         return {name: obs[sl] for name, sl in self.offsets.items()}

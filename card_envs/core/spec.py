@@ -114,6 +114,9 @@ class GameSpec:
     # (``card_envs/<game>/features.py``, declaring FACT_SETS; torch, imported only by the rl
     # layer: card_envs.core.action_features), or None.
     features: str | None = None
+    # The module of the game's shaping potentials (``card_envs/<game>/shaping.py``, declaring
+    # POTENTIALS: name -> phi(layout, observations (B, D)) -> (B,), numpy only), or None.
+    potentials: str | None = None
     # The game's sections of the strength ladder, in the order of the page.
     ladder: tuple[LadderSection, ...] = ()
 

@@ -214,6 +214,7 @@ SPEC = GameSpec(
     board=board,
     batched="card_envs.literature.batched",
     features="card_envs.literature.features",
+    potentials="card_envs.literature.shaping",
     ladder=(LadderSection("Literature, 4 players, original rules", 100, {"rules": "original"},
                           1000),
             LadderSection("Literature, 6 players, standard rules", 100, batched_games=1000)),

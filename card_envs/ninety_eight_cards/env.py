@@ -134,6 +134,7 @@ SPEC = GameSpec(
     ),
     batched="card_envs.ninety_eight_cards.batched",
     features="card_envs.ninety_eight_cards.features",
+    potentials="card_envs.ninety_eight_cards.shaping",
     ladder=(LadderSection("98 Cards, standard rules (The Game, solo)", 2000),
             LadderSection("98 Cards, original rules", 2000, {"rules": "original"})),
 )

@@ -192,6 +192,7 @@ SPEC = GameSpec(
     move_label=move_label,
     describe_move=move_text,
     batched="card_envs.thirty_one.batched",
+    potentials="card_envs.thirty_one.shaping",
     ladder=(LadderSection("Thirty-One, 2 players", 100, {"num_players": 2}, 1000),),
 
     board=board,
