@@ -130,7 +130,7 @@ class _Child:
     def ask(self, message: dict[str, Any], timeout: float) -> tuple[str | None, str]:
         """The child's answer line to ``message``, or (None, why there is none)."""
         try:
-            self.proc.stdin.write(json.dumps(message).encode("ascii") + b"\n")
+            self.proc.stdin.write(encode(message))
             self.proc.stdin.flush()
         except (BrokenPipeError, OSError, ValueError):
             return None, self._ended()
@@ -152,6 +152,11 @@ class _Child:
 
     def close(self) -> None:
         self._finalizer()
+
+
+def encode(message: dict[str, Any]) -> bytes:
+    """A message as the line the program reads: JSON in ASCII (other characters escaped)."""
+    return json.dumps(message, ensure_ascii=True).encode("ascii") + b"\n"
 
 
 def _stop(proc: subprocess.Popen) -> None:

@@ -32,7 +32,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from card_envs.core.agents import Agent, BaseAgent
-from card_envs.core.evaluation import Z95
+from card_envs.core.evaluation import Z95, agent_view
 from card_envs.core.game import check_int
 from card_envs.simple_tricks.rules import HAND, OPPONENT_HAND, SimpleTricks, TricksView
 
@@ -309,8 +309,8 @@ def regret(
             lost = 0
             while not s.terminal:
                 view = game.view(s, s.player)
-                if s.player == seat:
-                    action = int(agent.act(view, agent_rng))
+                if s.player == seat:  # the view the play loop would give it (text for some)
+                    action = int(agent.act(agent_view(game, s, seat, agent), agent_rng))
                     game.check_action(s, action)
                     values = solver.move_values(*view_position(view))
                     loss = max(values.values()) - values[action]
