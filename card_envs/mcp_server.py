@@ -114,7 +114,10 @@ class TextGames:
             spec = self._spec(game)
             if seed is not None and (isinstance(seed, bool) or not isinstance(seed, int)
                                      or seed < 0):
-                raise TextGameError(f"seed must be a whole number >= 0, got {seed!r}")
+                raise TextGameError(f"seed must be a whole number >= 0, got {_short(seed)}")
+            if isinstance(seat, bool) or not isinstance(seat, int):
+                raise TextGameError(f"seat must be a seat number (0 plays first), got "
+                                    f"{_short(seat)}")
             try:
                 table = new_table(spec.env_name, rules, seat,
                                   _by_seat(spec, rules, seat, opponents), seed)
@@ -155,6 +158,8 @@ class TextGames:
                                     f"record({game_id})")
             moves = self._moves(g)
             action, reason = answer_move(move, moves)
+            if not moves:
+                raise TextGameError(f"game {game_id}: {reason}")
             if action is None:
                 g.refused += 1
                 if g.refused <= self.retries:
