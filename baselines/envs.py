@@ -26,6 +26,7 @@ from gymnasium import spaces
 from stable_baselines3.common.vec_env import DummyVecEnv, VecEnv, VecEnvWrapper, VecMonitor
 
 from baselines.shaping import PotentialShaping, ResultBonus, potential
+from card_envs.core.make import factories
 from card_envs.registry import load_spec
 
 MASK_KEY, OBS_KEY = "action_mask", "observation"
@@ -161,7 +162,7 @@ def batched_part(cfg: dict[str, Any], num_envs: int, seats: list[Any]) -> VecEnv
 def scalar_env(cfg: dict[str, Any], seats_of: Callable[[int], list[Any]]) -> VecEnv:
     """A DummyVecEnv of ``cfg["n_envs"]`` scalar ``gym_env()``s; ``seats_of(i)`` gives env
     ``i``'s other seats (scalar agents, relative to the learner)."""
-    gym_env = load_spec(cfg["env"]).factories()[2]
+    gym_env = factories(load_spec(cfg["env"])).gym
 
     def make(index: int):
         def build():

@@ -32,6 +32,7 @@ from stable_baselines3.common.vec_env import DummyVecEnv
 from baselines.evaluate import resolve_model
 from baselines.imitation import collect, fit, greedy_actions, scalar_actor
 from card_envs.core.agents import make_agent
+from card_envs.core.make import factories
 from card_envs.rl.policy_agent import algo_class, save_model
 
 
@@ -40,7 +41,7 @@ def play_and_label(model, spec, meta: dict, opponents: list[str], expert: str,
                    ) -> dict[str, np.ndarray]:
     """``decisions`` decisions of ``model`` (greedy) in the learner's seat of scalar games
     against ``opponents`` (``n_envs`` games each), each labelled with ``expert``'s move."""
-    gym_env = spec.factories()[2]
+    gym_env = factories(spec).gym
     kwargs = {**meta.get("game_args", {}), "obs_encoding": meta.get("obs_encoding", "default")}
     venv = DummyVecEnv([lambda o=o: gym_env(**kwargs, **({} if o == "solo" else {"opponent": o}))
                         for o in opponents for _ in range(n_envs)])

@@ -19,6 +19,7 @@ from baselines.recipes import recipe
 from baselines.train import parser as train_parser
 from baselines.train import train
 from card_envs.core.gym_env import LEARNER, teammate_places
+from card_envs.core.make import make_batched
 from card_envs.rl.policy_agent import ALGOS
 
 
@@ -55,7 +56,7 @@ def _warm_job(job: tuple) -> str:
     from card_envs.vector.evaluation import evaluate
 
     names = [] if cfg["opponent"] in ("solo", "self") else cfg["opponent"].split(",")
-    rule = next((n for n in names if n in spec.make_batched(**cfg["env_kwargs"]).agents),
+    rule = next((n for n in names if n in make_batched(spec, **cfg["env_kwargs"]).agents),
                 "random")
     mates = teammate_places(game) if cfg["teammate"] == "learner" else []
     seats = None if game.num_players == 1 else [

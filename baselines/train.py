@@ -55,6 +55,7 @@ from baselines.selfplay import (
 )
 from card_envs.core.agents import make_agent
 from card_envs.core.gym_env import LEARNER, teammate_places
+from card_envs.core.make import factories, make_batched
 from card_envs.registry import load_spec
 from card_envs.rl.policy_agent import ALGOS, PolicyAgent, algo_class, save_model, write_json
 from card_envs.rl.rollout import keep_rollout_facts
@@ -90,7 +91,7 @@ class Trainer:
         self.learner = LiveLearner()
         self.pool: SnapshotPool | None = None
         self.batched = uses_twin(cfg)
-        self.engine = (self.spec.make_batched(**{**self.spec.gym_defaults, **cfg["env_kwargs"]})
+        self.engine = (make_batched(self.spec, **{**self.spec.gym_defaults, **cfg["env_kwargs"]})
                        if self.batched else None)
         self.base = self._base_env()
         self.env = wrap(self.base, cfg)
@@ -226,7 +227,7 @@ class Trainer:
         gamma = cfg["hyperparams"].get("gamma", 0.99)
         agent, decisions, seed = pre.get("agent"), pre.get("decisions"), cfg["seed"] + 1
         if pre.get("records"):
-            scalar = self.spec.factories()[2](**cfg["env_kwargs"],
+            scalar = factories(self.spec).gym(**cfg["env_kwargs"],
                                               obs_encoding=cfg["obs_encoding"])
             data = from_records(pre["records"], scalar, gamma, agent)
             how = f"records {pre['records']}"

@@ -19,6 +19,7 @@ from baselines import train as train_cli  # noqa: E402
 from baselines.common import Run  # noqa: E402
 from baselines.config import settings  # noqa: E402
 from card_envs.cli import main as card_envs_main  # noqa: E402
+from card_envs.core.make import factories  # noqa: E402
 from card_envs.registry import load_spec  # noqa: E402
 from card_envs.rl.masked_dqn import MaskedDQN, masked_argmax, masked_max  # noqa: E402
 from tests.conftest import ENV_NAMES  # noqa: E402
@@ -27,7 +28,7 @@ pytestmark = pytest.mark.usefixtures("one_torch_thread")
 
 
 def _dqn(env_name: str, **kwargs):
-    gym_env = load_spec(env_name).factories()[2]
+    gym_env = factories(load_spec(env_name)).gym
     env = gym_env(dict_obs=True, illegal_reward=None)  # an illegal action would raise
     params = {
         "learning_starts": 100,
@@ -139,7 +140,7 @@ def test_train_save_load_evaluate(tmp_path, setting, algo, capsys):
     assert [r["opponent"] for r in results] == run.config["eval_opponents"]
     env_name = run.config["env"]
     model = f"{run.path / 'model.zip'}"
-    gym_env = load_spec(env_name).factories()[2]
+    gym_env = factories(load_spec(env_name)).gym
     env = gym_env(**run.config["env_kwargs"], opponent=f"model:{model}")
     capsys.readouterr()
     assert evaluate_cli.main([model, "--env", env_name, "--games", "4"]) == 0
@@ -296,7 +297,7 @@ def test_self_play_pool_takes_a_new_snapshot_at_every_checkpoint(tmp_path):
 def _ppo(env_name="simple_tricks_v0", **env_kwargs):
     from sb3_contrib import MaskablePPO
 
-    env = load_spec(env_name).factories()[2](**env_kwargs)
+    env = factories(load_spec(env_name)).gym(**env_kwargs)
     return MaskablePPO("MlpPolicy", env, seed=0, device="cpu", n_steps=64, batch_size=32)
 
 
@@ -522,7 +523,7 @@ def test_ppo_policy_agent_picks_the_masked_distributions_mode():
     from card_envs.rl.policy_agent import PolicyAgent
 
     spec = load_spec("palace_v0")
-    env = spec.factories()[2](dict_obs=False)
+    env = factories(spec).gym(dict_obs=False)
     model = MaskablePPO("MlpPolicy", env, seed=0, device="cpu")
     game = env.game
     agent = PolicyAgent(game, env.encoder, model.policy, "maskable_ppo")
@@ -544,7 +545,7 @@ def test_result_bonus_adds_the_match_result_to_the_last_reward_only():
 
     from baselines.shaping import ResultBonus
 
-    gym_env = load_spec("thirty_one_v0").factories()[2]
+    gym_env = factories(load_spec("thirty_one_v0")).gym
 
     def make():
         return gym_env(num_players=2, reward="original", opponent="greedy", learner_seat=0)
@@ -591,7 +592,7 @@ def test_imitation_fits_the_policy_to_the_agents_choices():
 
     from baselines.imitation import collect, fit, scalar_actor
 
-    gym_env = load_spec("simple_tricks_v0").factories()[2]
+    gym_env = factories(load_spec("simple_tricks_v0")).gym
     env = DummyVecEnv([lambda: gym_env(opponent="first_play")] * 4)
     env.seed(0)
     data = collect(env, scalar_actor(env, "heuristic", seed=0), 1500, gamma=1.0)
@@ -616,7 +617,7 @@ def test_imitation_of_a_per_action_policy_scores_only_legal_actions_and_fits_the
     import baselines.imitation as imitation
     from card_envs.rl.action_heads import PerActionMaskablePolicy
 
-    gym_env = load_spec("ninety_eight_cards_v0").factories()[2]
+    gym_env = factories(load_spec("ninety_eight_cards_v0")).gym
     env = DummyVecEnv([gym_env] * 2)
     env.seed(0)
     data = imitation.collect(env, imitation.scalar_actor(env, "greedy", seed=0), 300,
@@ -648,7 +649,7 @@ def test_dqn_imitation_ranks_the_agents_choice_first_and_values_it_at_the_return
     from baselines.imitation import collect, fit_q, scalar_actor
     from card_envs.rl.masked_dqn import MASK_KEY, OBS_KEY, MaskedDQN
 
-    gym_env = load_spec("simple_tricks_v0").factories()[2]
+    gym_env = factories(load_spec("simple_tricks_v0")).gym
     env = DummyVecEnv([lambda: gym_env(opponent="first_play", dict_obs=True)] * 4)
     env.seed(0)
     data = collect(env, scalar_actor(env, "heuristic", seed=0), 1500, gamma=1.0)

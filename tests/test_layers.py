@@ -69,10 +69,6 @@ def contract_ini(top_level: list[str]) -> str:
         f"name = {NO_CIRCLES}",
         "type = acyclic_siblings",
         "ancestors = card_envs",
-        # GameSpec.factories() and .make_batched() call card_envs.core.make, which builds from
-        # specs: kept while card_envs/vector, baselines/ and docs/vector.md call them (new code
-        # calls core.make). Remove this line with them.
-        "ignore_imports = card_envs.core.spec -> card_envs.core.make",
         "",
     ]
     for game in games:

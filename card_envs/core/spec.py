@@ -206,18 +206,3 @@ class GameSpec:
                     f"{self.env_name}: unknown argument {key!r}; "
                     f"valid arguments: {', '.join(valid)}"
                 )
-
-    # The two methods below stay while card_envs/vector, baselines/ and docs/vector.md call
-    # them; new code calls card_envs.core.make. They are the one import upward inside core
-    # (tests/test_layers.py allows it by name): delete both, and that line, once no one does.
-    def factories(self):
-        """``card_envs.core.make.factories(self)``: ``(env, raw_env, gym)`` by name."""
-        from card_envs.core import make
-
-        return make.factories(self)
-
-    def make_batched(self, **rules: Any):
-        """``card_envs.core.make.make_batched(self, **rules)``: the batched engine."""
-        from card_envs.core import make
-
-        return make.make_batched(self, **rules)

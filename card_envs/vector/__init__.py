@@ -23,6 +23,7 @@ from __future__ import annotations
 from typing import Any
 
 from card_envs.core.batched import BatchedGame, BatchedState, numba_available
+from card_envs.core.make import make_batched
 from card_envs.registry import env_names, load_spec
 from card_envs.vector.masks import MaskedVectorEnv
 
@@ -40,7 +41,7 @@ def make(name: str, **rules: Any) -> BatchedGame:
         raise ValueError(
             f"no batched twin for {name!r}; the games with one: {', '.join(names())}"
         )
-    return spec.make_batched(**rules)
+    return make_batched(spec, **rules)
 
 
 __all__ = ["BatchedGame", "BatchedState", "MaskedVectorEnv", "make", "names", "numba_available"]

@@ -37,6 +37,7 @@ from card_envs.core.evaluation import (
     rotated_result,
 )
 from card_envs.core.game import Game
+from card_envs.core.make import make_batched
 from card_envs.core.spec import GameSpec
 from card_envs.vector.selfplay import Player
 
@@ -166,7 +167,7 @@ def play_records(spec: GameSpec, game: Game, contestants: Sequence[Contestant],
     """The record of every game of ``lineups`` (per game, the contestant in each seat),
     played on the twin (``play_games``); replayed in the scalar rules where the twin does not
     report what is asked for, and handed to ``keep`` in order."""
-    engine = spec.make_batched(**game.config())
+    engine = make_batched(spec, **game.config())
     first = game.init(np.random.default_rng(0))
     ranked = _places(game, _ended(game, first)) is not None
     replay = keep is not None or (ranked and engine.twin.places is None)

@@ -57,6 +57,7 @@ from card_envs.core.gym_env import (
     is_learner,
     opponents_per_seat,
 )
+from card_envs.core.make import make_batched
 from card_envs.registry import load_spec
 from card_envs.vector.selfplay import Player
 
@@ -89,7 +90,7 @@ class CardVectorEnv(VectorEnv):
             raise ValueError("max_episode_steps is not supported: every game has its step cap")
         check_render_mode(render_mode, (), f"the batched {spec.env_name}")  # warns: no rendering
         self._rules = {**spec.gym_defaults, **rules}
-        self.engine: BatchedGame = spec.make_batched(**self._rules)
+        self.engine: BatchedGame = make_batched(spec, **self._rules)
         engine = self.engine
         check_choice("obs_encoding", obs_encoding, engine.encodings)
         self.obs_encoding = obs_encoding
@@ -190,7 +191,7 @@ class CardVectorEnv(VectorEnv):
 
     def __setstate__(self, fields: dict[str, Any]) -> None:
         name, rules = fields["engine"]
-        fields["engine"] = load_spec(name).make_batched(**rules)
+        fields["engine"] = make_batched(load_spec(name), **rules)
         if fields["state"] is not None:
             from numba import typed  # the twins draw from a numba list of generators
 
