@@ -341,7 +341,7 @@ def cmd_serve(args: argparse.Namespace) -> int:
         return 2
     try:
         return serve(args.host, args.port, max_games=args.max_games, idle=args.idle,
-                     max_upload=args.max_upload, open_browser=args.open)
+                     max_upload=args.max_upload, open_browser=args.open, agents=args.agent)
     except ValueError as err:
         print(f"error: {err}", file=sys.stderr)
         return 2
@@ -492,6 +492,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--max-upload", type=int, default=4 * 2**20,
                    help="largest records file a replay may upload, in bytes")
     p.add_argument("--open", action="store_true", help="open the page in a web browser")
+    p.add_argument("--agent", action="append", default=[], metavar="NAME",
+                   help="offer this agent too, in every game (e.g. cmd:PROGRAM: a program of "
+                        "yours, docs/text_agents.md); clients still cannot name other programs")
     p.set_defaults(func=cmd_serve)
 
     p = sub.add_parser(

@@ -237,3 +237,34 @@ def test_cmd_names_are_parsed_like_a_shell_line_without_a_shell():
     argv, options = parse_name("cmd[timeout=2.5, retries=0]:python 'my agent.py' --x $HOME")
     assert argv == ["python", "my agent.py", "--x", "$HOME"]
     assert options == {"timeout": 2.5, "retries": 0}
+
+
+def test_serve_offers_the_operators_program_and_no_other(capsys):
+    pytest.importorskip("starlette")
+    pytest.importorskip("httpx")
+    from starlette.testclient import TestClient
+
+    from card_envs.web.server import create_app
+
+    name = cmd(EXAMPLE)
+    with TestClient(create_app(agents=[name])) as client:
+        games = client.get("/api/catalog").json()["games"]
+        assert all(name in g["agents"] for g in games)
+        made = client.post("/api/tables", json={"env": "simple_tricks", "rules": {"num_values": 3},
+                                                "seat": 0, "agents": name})
+        assert made.status_code == 201 and made.json()["names"][1] == name
+        view = made.json()
+        while not view["over"]:
+            view = client.post(f"/api/tables/{view_id(made)}/move",
+                               json={"action": view["moves"][0]["action"],
+                                     "step": view["step"]}).json()
+        other = client.post("/api/tables", json={"env": "simple_tricks", "seat": 0,
+                                                 "agents": cmd(EXAMPLE, "timeout=5")})
+        assert other.status_code == 400 and "unknown agent" in other.json()["error"]
+    assert cli_main(["serve", "--agent", "cmd:no-such-program-here"]) == 2  # before serving
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "no program 'no-such-program-here'" in err
+
+
+def view_id(response) -> str:
+    return response.json()["id"]

@@ -25,7 +25,7 @@ from __future__ import annotations
 import ipaddress
 import json
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from importlib import resources
 from typing import Any
 
@@ -39,7 +39,9 @@ from starlette.responses import FileResponse, JSONResponse, Response
 from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 
+from card_envs.core.agents import make_agent
 from card_envs.records import RecordError, parse_records
+from card_envs.registry import env_names, load_spec
 from card_envs.web.tables import ReplayTable, Store, Table, TableError, catalog, new_table
 
 JSON_LIMIT = 16 * 1024  # a move or a new game is a few hundred bytes
@@ -128,8 +130,10 @@ def view_of(request: Request, players: int) -> int | None | str:
 
 
 def create_app(max_games: int = 200, idle: float = 1800.0, max_upload: int = 4 * 2**20,
-               allowed_hosts: list[str] | None = None) -> Starlette:
-    """The web app; ``allowed_hosts`` (default: any) are the Host names it answers to."""
+               allowed_hosts: list[str] | None = None, agents: Sequence[str] = ()) -> Starlette:
+    """The web app; ``allowed_hosts`` (default: any) are the Host names it answers to;
+    ``agents``: agent names offered beside the usual ones (the operator's, e.g. cmd:PROGRAM)."""
+    agents = tuple(agents)
     store = Store(max_games, idle)
 
     def handled(endpoint):
@@ -147,7 +151,7 @@ def create_app(max_games: int = 200, idle: float = 1800.0, max_upload: int = 4 *
         return FileResponse(f"{static_dir()}/index.html")
 
     async def games(request: Request) -> Response:
-        return answer({"games": catalog()})
+        return answer({"games": catalog(agents)})
 
     async def create(request: Request) -> Response:
         data = await read_json(request)
@@ -156,7 +160,8 @@ def create_app(max_games: int = 200, idle: float = 1800.0, max_upload: int = 4 *
             raise TableError(f"unknown fields {', '.join(sorted(unknown))}; a new game takes "
                              "env, rules, seat, agents")
         table = await run_in_threadpool(new_table, data.get("env"), data.get("rules"),
-                                        data.get("seat"), data.get("agents", "random"))
+                                        data.get("seat"), data.get("agents", "random"), None,
+                                        agents)
         key = store.add(table)
         return answer({"id": key, **table.view(table.seat)}, 201)
 
@@ -285,8 +290,10 @@ def exposure(host: str, port: int) -> str:
 
 
 def serve(host: str = "127.0.0.1", port: int = 8000, max_games: int = 200, idle: float = 1800,
-          max_upload: int = 4 * 2**20, open_browser: bool = False) -> int:
-    """Run the web app until Ctrl-C; ValueError for a bad setting."""
+          max_upload: int = 4 * 2**20, open_browser: bool = False,
+          agents: Sequence[str] = ()) -> int:
+    """Run the web app until Ctrl-C; ValueError for a bad setting. ``agents``: agent names the
+    page offers beside the usual ones (each checked here against every game)."""
     import uvicorn
 
     if not 0 <= port <= 65535:
@@ -297,8 +304,12 @@ def serve(host: str = "127.0.0.1", port: int = 8000, max_games: int = 200, idle:
         raise ValueError(f"--idle {idle}: give seconds > 0")
     if max_upload < 1:
         raise ValueError(f"--max-upload {max_upload}: give bytes >= 1")
+    for name in agents:  # a bad name is refused now, not when a client picks it
+        for env_name in env_names():
+            spec = load_spec(env_name)
+            make_agent(spec, name, spec.make_game())
     local = is_local(host)
-    app = create_app(max_games, idle, max_upload, LOCAL_NAMES if local else None)
+    app = create_app(max_games, idle, max_upload, LOCAL_NAMES if local else None, agents)
     if not local:
         print("warning: " + exposure(host, port), file=sys.stderr)
     shown = f"[{host}]" if ":" in host else host

@@ -9,8 +9,10 @@ handed out only once the game is over). A ``ReplayTable`` is a records file open
 stepping through. Both live in a ``Store``, by an unguessable id, and expire when idle.
 
 Agents are picked by name from what ``offered_agents`` lists (random, the rule agents, search
-agents with a budget of at most ``MAX_BUDGET``, the shipped model ``best`` and ``best+search``):
-never a model by its path, so nothing a client sends names a file on the server.
+agents with a budget of at most ``MAX_BUDGET``, the shipped model ``best`` and ``best+search``,
+and the names the server's operator adds, e.g. a ``cmd:PROGRAM`` agent: ``card-envs serve
+--agent NAME``): never a model by its path nor a program a client names, so nothing a client
+sends names a file on the server.
 """
 
 from __future__ import annotations
@@ -44,20 +46,24 @@ class TableError(ValueError):
 
 
 # --- agents --------------------------------------------------------------------------------
-def offered_agents(spec: GameSpec) -> list[str]:
+def offered_agents(spec: GameSpec, extra: Sequence[str] = ()) -> list[str]:
     """The agents the page offers for a game: random, the rule agents, each search agent at
-    its two ladder budgets, and the shipped model with and without search."""
+    its two ladder budgets, the shipped model with and without search, then ``extra`` (the
+    names the operator adds)."""
     names = ["random"]
     for name, cls in spec.agents.items():
         budgets = search_budgets(cls)
         names += [name] if budgets is None else [f"{name}:{b}" for b in budgets]
-    return [*names, "best", "best+search"]
+    return [*names, "best", "best+search", *extra]
 
 
-def check_agent(spec: GameSpec, name: Any) -> str:
-    """``name`` if a client may ask for it (see the module docstring); TableError if not."""
+def check_agent(spec: GameSpec, name: Any, extra: Sequence[str] = ()) -> str:
+    """``name`` if a client may ask for it (see the module docstring; ``extra``: the names the
+    operator adds); TableError if not."""
     if not isinstance(name, str):
         raise TableError(f"an agent is a name, got {name!r}")
+    if name in extra:
+        return name
     base, sep, budget = name.partition(":")
     cls = spec.agents.get(base)
     if sep and cls is not None and getattr(cls, "takes_budget", False):
@@ -67,7 +73,8 @@ def check_agent(spec: GameSpec, name: Any) -> str:
     if name in ("random", "best", "best+search") or (not sep and name in spec.agents):
         return name
     raise TableError(f"unknown agent {name!r} for {spec.env_name}; choose one of "
-                     f"{', '.join(offered_agents(spec))} (or a search agent NAME:BUDGET)")
+                     f"{', '.join(offered_agents(spec, extra))} (or a search agent "
+                     "NAME:BUDGET)")
 
 
 def build_agent(spec: GameSpec, game: Game, name: str) -> tuple[Agent, str, str]:
@@ -85,9 +92,9 @@ def build_agent(spec: GameSpec, game: Game, name: str) -> tuple[Agent, str, str]
 
 
 # --- the catalog of games ------------------------------------------------------------------
-def catalog() -> list[dict[str, Any]]:
+def catalog(extra: Sequence[str] = ()) -> list[dict[str, Any]]:
     """Every game the page offers: its name, rules variants (each with the player counts it
-    allows), agents and rules page."""
+    allows), agents (``extra``: the names the operator adds) and rules page."""
     out = []
     for env_name in env_names():
         spec = load_spec(env_name)
@@ -98,7 +105,7 @@ def catalog() -> list[dict[str, Any]]:
             "title": rules.split("\n", 1)[0].split(":")[0].strip().title() or spec.name,
             "how_to_play": rules,
             "variants": [variant_entry(spec, v) for v in spec.variants],
-            "agents": offered_agents(spec),
+            "agents": offered_agents(spec, extra),
             "default_agent": spec.strongest_agent,
         })
     return out
@@ -271,9 +278,11 @@ class Table:
                            self.state, "serve")
 
 
-def new_table(env: Any, rules: Any, seat: Any, agents: Any, seed: int | None = None) -> Table:
+def new_table(env: Any, rules: Any, seat: Any, agents: Any, seed: int | None = None,
+              extra: Sequence[str] = ()) -> Table:
     """A table from a client's request: the game, the person's seat (None: watch) and the
-    agents of the other seats (one name for all, or one per seat); TableError if invalid."""
+    agents of the other seats (one name for all, or one per seat; ``extra``: the names the
+    operator adds to the offered ones); TableError if invalid."""
     if not isinstance(env, str) or env not in [*env_names(), *(load_spec(e).name
                                                                  for e in env_names())]:
         raise TableError(f"unknown game {env!r}; choose one of {', '.join(env_names())}")
@@ -282,7 +291,7 @@ def new_table(env: Any, rules: Any, seat: Any, agents: Any, seed: int | None = N
     n = game.num_players
     if seat is not None and (not _is_int(seat) or not 0 <= seat < n):
         raise TableError(f"seat must be 0..{n - 1} (or null to watch agents), got {seat!r}")
-    names = _seat_agents(spec, agents, n)
+    names = _seat_agents(spec, agents, n, extra)
     built, played, notes = [], [], []
     for p, name in enumerate(names):
         if p == seat:
@@ -299,13 +308,13 @@ def new_table(env: Any, rules: Any, seat: Any, agents: Any, seed: int | None = N
     return table
 
 
-def _seat_agents(spec: GameSpec, agents: Any, n: int) -> list[str]:
+def _seat_agents(spec: GameSpec, agents: Any, n: int, extra: Sequence[str] = ()) -> list[str]:
     """One checked agent name per seat from a name or a list (the person's entry ignored)."""
     if isinstance(agents, str):
         agents = [agents] * n
     if not isinstance(agents, list) or len(agents) != n:
         raise TableError(f"agents must be one name or a list of {n} (one per seat)")
-    return [check_agent(spec, a) if a is not None else "random" for a in agents]
+    return [check_agent(spec, a, extra) if a is not None else "random" for a in agents]
 
 
 def _is_int(x: Any) -> bool:
