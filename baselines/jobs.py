@@ -4,6 +4,7 @@ seed, ``--jobs`` at a time in worker processes, and each setting's record after 
 from __future__ import annotations
 
 import multiprocessing as mp
+import time
 from collections import Counter, deque
 from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
 from pathlib import Path
@@ -130,18 +131,11 @@ def run_all(jobs_list: list[tuple], jobs: int, references: dict[str, int] | None
     jobs_list = sorted(jobs_list, key=_job_cost, reverse=True)
     references = references or {}
     measured: dict[str, dict] = {"reference": {}, "search": {}}
+    progress = Progress(len(jobs_list))
     if jobs <= 1:
-        return [_train_job(j) for j in jobs_list], measured
-    first = game_config(jobs_list[0][0])["env"]
-    games: dict[str, tuple] = {}  # one setting per game: its twin's code serves them all
-    for job in jobs_list:
-        env = game_config(job[0])["env"]
-        if env != first:
-            games.setdefault(env, ("warm", job[0], job[3]))
+        return [progress.done(_train_job(j)) for j in jobs_list], measured
     train = [("train", *job) for job in jobs_list]
-    half = max(1, len(train) // 2)  # train[0] goes first in any case
-    pending = deque([train[0], *games.values(), *train[1:half],
-                     *(("reference", s, n) for s, n in references.items()), *train[half:]])
+    pending = _queue(train, references)
     left = Counter(job[0] for job in jobs_list)  # each setting's runs not yet done
     finished: dict[tuple, str] = {}
     searches: dict[str, list] = {}
@@ -163,7 +157,7 @@ def run_all(jobs_list: list[tuple], jobs: int, references: dict[str, int] | None
                 elif task[0] == "search":
                     searches.setdefault(task[1], []).append((task, out))
                 elif task[0] == "train":
-                    finished[task] = out
+                    finished[task] = progress.done(out)
                     left[task[1]] -= 1
                     if not left[task[1]]:  # the setting's runs are done: its search next
                         runs = collect_runs([d for t, d in finished.items() if t[1] == task[1]])
@@ -177,6 +171,37 @@ def run_all(jobs_list: list[tuple], jobs: int, references: dict[str, int] | None
         measured["search"][setting] = (
             rows[0][0][2], [by_opponent[o] for o in game_config(setting)["eval_opponents"]])
     return [finished[t] for t in train], measured
+
+
+def _queue(train: list[tuple], references: dict[str, int]) -> deque:
+    """The tasks of ``run_all``'s pool in order: the longest training job, the warming of
+    every other game's twin, the first half of the training jobs, the reference rows, the
+    rest."""
+    first = game_config(train[0][1])["env"]
+    games: dict[str, tuple] = {}  # one setting per game: its twin's code serves them all
+    for task in train:
+        env = game_config(task[1])["env"]
+        if env != first:
+            games.setdefault(env, ("warm", task[1], task[4]))
+    half = max(1, len(train) // 2)  # train[0] goes first in any case
+    return deque([train[0], *games.values(), *train[1:half],
+                  *(("reference", s, n) for s, n in references.items()), *train[half:]])
+
+
+class Progress:
+    """Where a reproduce stands: a line as each run finishes (runs done of all, time so far,
+    and a guess at the time left from the runs' mean)."""
+
+    def __init__(self, total: int):
+        self.total, self.count, self.started = total, 0, time.time()
+
+    def done(self, run_dir: str) -> str:
+        self.count += 1
+        spent = time.time() - self.started
+        left = spent / self.count * (self.total - self.count)
+        print(f"[reproduce] {self.count}/{self.total} runs done ({run_dir}); "
+              f"{spent / 60:.0f} min so far, about {left / 60:.0f} min left", flush=True)
+        return run_dir
 
 
 def _record_job(job: tuple):

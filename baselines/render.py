@@ -544,6 +544,16 @@ def render_docs(results: dict, root: Path = ROOT, plot: bool = False) -> Path:
     return out
 
 
+def text_table(rows: list[tuple[str, list[str]]]) -> list[str]:
+    """Rows of a terminal table, indented: every column as wide as its widest entry and two
+    spaces, so no two ever run together."""
+    label_width = max(len(label) for label, _ in rows) + 2
+    widths = [max(len(cells[k]) for _, cells in rows) + 2 for k in range(len(rows[0][1]))]
+    return [("   " + label.ljust(label_width)
+             + "".join(c.ljust(w) for c, w in zip(cells, widths, strict=True))).rstrip()
+            for label, cells in rows]
+
+
 def quick_report(setting: str, record: dict, full: dict | None) -> str:
     """A short plain-text table of one setting for the terminal: this run beside the rule
     agents on the same deals and the full-budget shipped model from docs/baselines.json."""
@@ -592,12 +602,7 @@ def quick_report(setting: str, record: dict, full: dict | None) -> str:
              lambda o: _row(shipped["results"], o))
         if full.get("search"):
             line("full budget: shipped + search", lambda o: _row(full["search"]["results"], o))
-    # every column as wide as its widest entry and two spaces, so no two ever run together
-    label_width = max(len(label) for label, _ in rows) + 2
-    widths = [max(len(cells[k]) for _, cells in rows) + 2 for k in range(len(opponents))]
-    for label, cells in rows:
-        out.append(("   " + label.ljust(label_width)
-                    + "".join(c.ljust(w) for c, w in zip(cells, widths, strict=True))).rstrip())
+    out += text_table(rows)
     if full is None:
         out.append("   (no full-budget result for this setting in docs/baselines.json yet)")
     games = record["runs"][0]["final_games"]
