@@ -35,8 +35,16 @@ from pathlib import Path
 from typing import Any
 
 from baselines.common import versions
-from baselines.config import _budget_entry, build_config, game_config, hyperparams
+from baselines.config import (
+    SELECT_METRICS,
+    _budget_entry,
+    build_config,
+    game_config,
+    hyperparams,
+)
+from baselines.shaping import potential
 from baselines.train import parser as train_parser
+from card_envs.registry import load_spec
 from card_envs.rl.policy_agent import models_dir
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -98,7 +106,26 @@ def _stage(first: dict[str, Any], stage: dict[str, Any], k: int, name: str, coun
     for key in ("select", "shaping", "mix"):
         if key in stage:
             out[key] = stage[key]
+    _check_stage(out, k)
     return out
+
+
+def _check_stage(cfg: dict[str, Any], k: int) -> None:
+    """A stage's checkpoint selection and shaping must name what exists: ValueError naming
+    the stage and the valid choices."""
+    where = f"setting {cfg['setting']!r}, {cfg['algo']} stage {k}"
+    select = cfg.get("select")
+    if select is not None and (set(select) - {"opponent", "metric", "below"}
+                               or select.get("metric") not in SELECT_METRICS
+                               or "opponent" not in select):
+        raise ValueError(f"{where}: select {select!r} is not valid; give {{opponent: AGENT, "
+                         f"metric: one of {', '.join(SELECT_METRICS)}}}")
+    if cfg.get("shaping"):
+        spec = load_spec(cfg["env"])
+        try:
+            potential(spec, cfg["shaping"]["potential"])
+        except ValueError as err:
+            raise ValueError(f"{where}: {err}") from None
 
 
 def comparable(cfg: dict[str, Any]) -> dict[str, Any]:

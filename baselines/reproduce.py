@@ -105,7 +105,7 @@ def parser() -> argparse.ArgumentParser:
                         "with their provenance")
     p.add_argument("--render", action="store_true",
                    help="no training: render docs/baselines.md and the game pages again from "
-                        "docs/baselines.json and docs/baselines_notes.md (plots kept)")
+                        "docs/baselines.json (plots kept)")
     p.add_argument("--collect", action="store_true",
                    help="skip training; rebuild the table from the finished runs in --runs")
     p.add_argument("--search-only", action="store_true",

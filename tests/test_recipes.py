@@ -75,6 +75,14 @@ def test_a_stage_with_an_unknown_key_or_opponent_is_refused(monkeypatch):
     monkeypatch.setattr(recipes, "hyperparams", with_stage({"opponent": "wizard"}))
     with pytest.raises(ValueError, match="unknown agent 'wizard'"):
         recipes.recipe("simple_tricks_v0", "dqn")
+    monkeypatch.setattr(recipes, "hyperparams", with_stage({"select": {"opponent": "random",
+                                                                       "metric": "wins"}}))
+    with pytest.raises(ValueError, match="stage 1: select .* is not valid; give"):
+        recipes.recipe("simple_tricks_v0", "dqn")
+    monkeypatch.setattr(recipes, "hyperparams", with_stage({"shaping": {"potential": "homes"}}))
+    with pytest.raises(ValueError, match="stage 1: unknown potential 'homes' for "
+                                         "simple_tricks_v0"):
+        recipes.recipe("simple_tricks_v0", "dqn")
 
 
 def test_the_digest_names_what_a_recipe_trains_not_the_runs_own_settings():
