@@ -175,20 +175,13 @@ class TextGames:
     def result(self, game_id: str) -> str:
         """The result as the client's seat reads it (once the game is over)."""
         with self._lock:
-            g = self._game(game_id)
-            if not g.over:
-                raise TextGameError(f"game {game_id} is not over: player_"
-                                    f"{g.table.state.player} is to move")
-            return self._result(g)
+            return self._result(self._over(game_id, "player_{} is to move"))
 
     def record(self, game_id: str) -> str:
         """The game's record (one line of JSON: docs/records.md), once the game is over."""
         with self._lock:
-            g = self._game(game_id)
-            if not g.over:
-                raise TextGameError(f"game {game_id} is not over: its record holds the seed, "
-                                    "which would show the hidden cards")
-            return self._record(g).to_line()
+            return self._record(self._over(
+                game_id, "its record holds the seed, which would show the hidden cards")).to_line()
 
     def end(self, game_id: str) -> str:
         """Drop a game (over or not) from the server."""
@@ -220,6 +213,15 @@ class TextGames:
         if g is None:
             known = f"open games: {', '.join(self.games)}" if self.games else "no game is open"
             raise TextGameError(f"no game {_short(game_id)}; {known}")
+        return g
+
+    def _over(self, game_id: Any, why: str) -> TextGame:
+        """The game ``game_id`` if it is over; else TextGameError: not over, ``why`` (its
+        ``{}``: the seat to move)."""
+        g = self._game(game_id)
+        if not g.over:
+            raise TextGameError(f"game {game_id} is not over: "
+                                + why.format(g.table.state.player))
         return g
 
     def _moves(self, g: TextGame) -> list[tuple[int, str]]:
