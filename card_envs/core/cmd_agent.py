@@ -247,7 +247,9 @@ class CmdAgent(BaseAgent):
                 action, error = read_answer(line, view)
                 if action is not None:
                     return action
-                why = f"no legal move in {self.retries + 1} answers (last: {error})"
+                answers = self.retries + 1
+                why = (f"no legal move in {answers} answer{'s' if answers > 1 else ''} "
+                       f"(last: {error})")
             return self._fall_back(view, rng, game_id, why)
 
     def _ask(self, message: dict[str, Any]) -> tuple[str | None, str]:
