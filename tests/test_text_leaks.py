@@ -12,6 +12,7 @@ import pytest
 from card_envs.core.cmd_agent import encode
 from card_envs.core.evaluation import agent_view
 from card_envs.core.seat_text import TextView, request, text_view
+from card_envs.core.text import move_text
 from card_envs.mcp_server import TextGame, TextGames
 from card_envs.registry import load_spec
 from card_envs.web.tables import Table
@@ -45,6 +46,39 @@ def test_twin_worlds_send_text_agents_the_same_bytes(name):
                     name, variant, p)
                 compared += bool(mine.moves)
     assert changed > 0 and compared > 0, "no twin worlds with a move to make: proves nothing"
+
+
+@pytest.mark.parametrize("name", ENV_NAMES)
+def test_a_move_is_told_the_same_in_twin_worlds_a_seat_still_cannot_tell_apart(name):
+    """The moves since a seat's last one (the ``news`` of the server's text): the same move
+    made in twin worlds, with the same chance, is told the seat in the same words whenever
+    the seat still cannot tell the two worlds apart after it (the same render and
+    observation); where the move shows the seat something new, the worlds may part."""
+    spec = load_spec(name)
+    rng = np.random.default_rng(12)
+    compared = 0
+    for variant in spec.variants:
+        game = spec.make_game(**variant)
+        encoder = spec.encoders["default"](game)
+        for s, p, twin in twin_worlds(game, range(2), 3, rng):
+            if s.done:
+                continue
+            legal = np.flatnonzero(game.legal_mask(s))
+            action = int(legal[rng.integers(len(legal))])
+            if not game.legal_mask(twin)[action]:
+                continue
+            after, twin_after = s.copy(), twin.copy()
+            game.apply(after, action, np.random.default_rng(5))
+            game.apply(twin_after, action, np.random.default_rng(5))
+            if (spec.render(game, after, p) != spec.render(game, twin_after, p)
+                    or not np.array_equal(encoder.encode(game.view(after, p)),
+                                          encoder.encode(game.view(twin_after, p)))):
+                continue
+            told = move_text(spec, game, s, s.player, action, after)
+            assert told == move_text(spec, game, twin, s.player, action, twin_after), (
+                name, variant, p, s.steps)
+            compared += s.player != p or game.num_players == 1
+    assert compared > 0, "no move (of another seat, where there is one) was compared"
 
 
 class _Reader:
