@@ -38,7 +38,7 @@ from pettingzoo.utils.env import AECIterable, AECIterator
 from pettingzoo.utils.env_logger import EnvLogger
 
 from card_envs.core.dtypes import INT8
-from card_envs.core.encoding import Encoder
+from card_envs.core.encoding import Encoder, MaskedObservationSpace
 from card_envs.core.game import Game, State
 from card_envs.core.gym_env import check_render_mode
 
@@ -85,12 +85,7 @@ class CardGameEnv(AECEnv):
         n = game.num_players
         self.possible_agents = [f"player_{i}" for i in range(n)]
         self.agent_name_mapping = {a: i for i, a in enumerate(self.possible_agents)}
-        obs_space = spaces.Dict(
-            {
-                "observation": encoder.space(),
-                "action_mask": spaces.Box(0, 1, (game.num_actions,), np.int8),
-            }
-        )
+        obs_space = MaskedObservationSpace(encoder.space(), game.num_actions)
         self.observation_spaces = {a: obs_space for a in self.possible_agents}
         self.action_spaces = {a: spaces.Discrete(game.num_actions) for a in self.possible_agents}
         self._rng: np.random.Generator | None = None

@@ -25,6 +25,28 @@ class Piece(NamedTuple):
     meaning: str
 
 
+class MaskedObservationSpace(spaces.Dict):
+    """The space of an observation with its action mask: ``{"observation": Box, "action_mask":
+    Box}``. A Dict has no bounds; code written for a Box that asks for them (SuperSuit's
+    ``dtype_v0``, ``normalize_obs_v0``, ``flatten_v0``, ...) gets an AttributeError that says
+    where they are, instead of one about a missing attribute."""
+
+    BOX_ONLY = ("low", "high", "bounded_below", "bounded_above")
+
+    def __init__(self, observation: spaces.Box, num_actions: int):
+        super().__init__({"observation": observation,
+                          "action_mask": spaces.Box(0, 1, (num_actions,), np.int8)})
+
+    def __getattr__(self, name: str):
+        if name in MaskedObservationSpace.BOX_ONLY:
+            raise AttributeError(
+                f"card_envs observations are a Dict of 'observation' (a Box) and 'action_mask', "
+                f"which has no {name!r}: apply a Box-only wrapper to the 'observation' entry "
+                "(docs/integrations.md, SuperSuit), or use the Gymnasium view's flat "
+                "observation (gym_env(dict_obs=False))")
+        raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
+
+
 class Layout:
     """Offsets, bounds and docs of a flat observation made of named pieces."""
 

@@ -27,7 +27,7 @@ from gymnasium import spaces
 
 from card_envs.core.agents import Agent, make_agent
 from card_envs.core.dtypes import INT8
-from card_envs.core.encoding import Encoder
+from card_envs.core.encoding import Encoder, MaskedObservationSpace
 from card_envs.core.evaluation import play_until
 from card_envs.core.game import Game, IllegalActionError, State, check_int
 
@@ -173,11 +173,8 @@ class SingleAgentEnv(gym.Env):
             opponent if opponent is not None else spec.default_opponent
         )
         self._learner_offsets = check_learner_seats(game, self.opponents)
-        mask_space = spaces.Box(0, 1, (game.num_actions,), np.int8)
         if self.dict_obs:
-            self.observation_space = spaces.Dict(
-                {"observation": encoder.space(), "action_mask": mask_space}
-            )
+            self.observation_space = MaskedObservationSpace(encoder.space(), game.num_actions)
         else:
             self.observation_space = encoder.space()
         self.action_space = spaces.Discrete(game.num_actions)
