@@ -377,16 +377,26 @@ def ladder_quick_games() -> int:
     return QUICK_GAMES
 
 
-def build_parser() -> argparse.ArgumentParser:
-    parser = _Parser(prog="card-envs", description=__doc__)
-    sub = parser.add_subparsers(dest="command", required=True)
+def _add_rules_and_record(p: argparse.ArgumentParser, example: str) -> None:
+    """``--set KEY=VALUE`` (rules arguments) and ``--record FILE``, as every command that plays
+    games takes them."""
+    p.add_argument("--set", action="append", default=[], metavar="KEY=VALUE",
+                   help=f"a rules argument, e.g. {example}")
+    p.add_argument("--record", metavar="FILE",
+                   help="write every game to FILE as a record (JSON Lines; docs/records.md)")
 
+
+def _add_list(sub) -> None:
+    """The ``list`` command's arguments."""
     p = sub.add_parser(
         "list", help="every environment with its players, actions and observation size"
     )
     p.add_argument("-v", "--verbose", action="store_true", help="also list encodings and agents")
     p.set_defaults(func=cmd_list)
 
+
+def _add_evaluate(sub) -> None:
+    """The ``evaluate`` command's arguments."""
     p = sub.add_parser("evaluate", help="play agents against each other and print win rates")
     p.add_argument("game", help="e.g. simple_tricks or simple_tricks_v0")
     p.add_argument(
@@ -405,17 +415,12 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--scalar", action="store_true",
                    help="play game by game even where the game's batched twin could play every "
                         "game at once (the same games and results either way)")
-    p.add_argument(
-        "--set",
-        action="append",
-        default=[],
-        metavar="KEY=VALUE",
-        help="a rules argument, e.g. --set num_players=4 --set rules=original",
-    )
-    p.add_argument("--record", metavar="FILE",
-                   help="write every game to FILE as a record (JSON Lines; docs/records.md)")
+    _add_rules_and_record(p, "--set num_players=4 --set rules=original")
     p.set_defaults(func=cmd_evaluate)
 
+
+def _add_play(sub) -> None:
+    """The ``play`` command's arguments."""
     p = sub.add_parser("play", help="play a game in the terminal against agents (or --watch)")
     p.add_argument("game", help="e.g. palace or thirty_one")
     p.add_argument("--players", type=int, help="number of players (where the game allows)")
@@ -428,12 +433,12 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--delay", type=float,
                    help="--watch: seconds between moves (default: wait for Enter)")
     p.add_argument("--ascii", action="store_true", help="letters instead of suit symbols")
-    p.add_argument("--set", action="append", default=[], metavar="KEY=VALUE",
-                   help="a rules argument, e.g. --set rules=original")
-    p.add_argument("--record", metavar="FILE",
-                   help="write every game to FILE as a record (JSON Lines; docs/records.md)")
+    _add_rules_and_record(p, "--set rules=original")
     p.set_defaults(func=cmd_play)
 
+
+def _add_ladder(sub) -> None:
+    """The ``ladder`` command's arguments."""
     p = sub.add_parser(
         "ladder",
         help="play every agent of a game against the others and rate them (docs/ladder.md)",
@@ -460,12 +465,12 @@ def build_parser() -> argparse.ArgumentParser:
                    help="play every match game by game, even where the game's batched twin "
                         "could play it at once (the same games and results either way)")
     p.add_argument("-v", "--verbose", action="store_true", help="log each match to stderr")
-    p.add_argument("--set", action="append", default=[], metavar="KEY=VALUE",
-                   help="a rules argument, e.g. --set rules=original")
-    p.add_argument("--record", metavar="FILE",
-                   help="write every game to FILE as a record (JSON Lines; docs/records.md)")
+    _add_rules_and_record(p, "--set rules=original")
     p.set_defaults(func=cmd_ladder)
 
+
+def _add_replay(sub) -> None:
+    """The ``replay`` command's arguments."""
     p = sub.add_parser(
         "replay",
         help="replay and check every game of a records file, or show one move by move",
@@ -481,6 +486,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--ascii", action="store_true", help="letters instead of suit symbols")
     p.set_defaults(func=cmd_replay)
 
+
+def _add_serve(sub) -> None:
+    """The ``serve`` command's arguments."""
     p = sub.add_parser("serve", help="play, watch and replay games in the browser (web extra)")
     p.add_argument("--host", default="127.0.0.1",
                    help="address to listen on (default 127.0.0.1: this machine only)")
@@ -497,6 +505,9 @@ def build_parser() -> argparse.ArgumentParser:
                         "yours, docs/text_agents.md); clients still cannot name other programs")
     p.set_defaults(func=cmd_serve)
 
+
+def _add_mcp(sub) -> None:
+    """The ``mcp`` command's arguments."""
     p = sub.add_parser(
         "mcp", help="serve the games to a Model Context Protocol client over stdio (mcp extra; "
                     "docs/text_agents.md)")
@@ -512,9 +523,20 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--ascii", action="store_true", help="letters instead of suit symbols")
     p.set_defaults(func=cmd_mcp)
 
+
+def _add_bench(sub) -> None:
+    """The ``bench`` command's arguments."""
     p = sub.add_parser("bench", help="environment speed benchmark (see card_envs/bench.py)")
     p.add_argument("rest", nargs=argparse.REMAINDER, help="arguments for the benchmark")
     p.set_defaults(func=cmd_bench)
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = _Parser(prog="card-envs", description=__doc__)
+    sub = parser.add_subparsers(dest="command", required=True)
+    for add in (_add_list, _add_evaluate, _add_play, _add_ladder, _add_replay, _add_serve,
+                _add_mcp, _add_bench):
+        add(sub)
     return parser
 
 
