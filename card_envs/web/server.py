@@ -129,31 +129,32 @@ def view_of(request: Request, players: int) -> int | None | str:
     raise TableError(f"view must be all or a seat 0..{players - 1}, got {text!r}")
 
 
-def create_app(max_games: int = 200, idle: float = 1800.0, max_upload: int = 4 * 2**20,
-               allowed_hosts: list[str] | None = None, agents: Sequence[str] = ()) -> Starlette:
-    """The web app; ``allowed_hosts`` (default: any) are the Host names it answers to;
-    ``agents``: agent names offered beside the usual ones (the operator's, e.g. cmd:PROGRAM)."""
-    agents = tuple(agents)
-    store = Store(max_games, idle)
+def handled(endpoint):
+    """``endpoint`` with TableError (and RecordError) answered as a 4xx and its reason."""
+    async def run(request: Request) -> Response:
+        try:
+            return await endpoint(request)
+        except TableError as err:
+            return error(str(err), err.status)
+        except RecordError as err:
+            return error(str(err), 400)
+    return run
 
-    def handled(endpoint):
-        """``endpoint`` with TableError (and RecordError) answered as a 4xx and its reason."""
-        async def run(request: Request) -> Response:
-            try:
-                return await endpoint(request)
-            except TableError as err:
-                return error(str(err), err.status)
-            except RecordError as err:
-                return error(str(err), 400)
-        return run
 
-    async def page(request: Request) -> Response:
+class Endpoints:
+    """The app's request handlers, over its store of games and replays; ``agents``: agent
+    names offered beside the usual ones; ``max_upload``: the largest records file, in bytes."""
+
+    def __init__(self, store: Store, agents: tuple[str, ...], max_upload: int):
+        self.store, self.agents, self.max_upload = store, agents, max_upload
+
+    async def page(self, request: Request) -> Response:
         return FileResponse(f"{static_dir()}/index.html")
 
-    async def games(request: Request) -> Response:
-        return answer({"games": catalog(agents)})
+    async def games(self, request: Request) -> Response:
+        return answer({"games": catalog(self.agents)})
 
-    async def create(request: Request) -> Response:
+    async def create(self, request: Request) -> Response:
         data = await read_json(request)
         unknown = set(data) - {"env", "rules", "seat", "agents"}
         if unknown:
@@ -161,13 +162,14 @@ def create_app(max_games: int = 200, idle: float = 1800.0, max_upload: int = 4 *
                              "env, rules, seat, agents")
         table = await run_in_threadpool(new_table, data.get("env"), data.get("rules"),
                                         data.get("seat"), data.get("agents", "random"), None,
-                                        agents)
-        key = store.add(table)
+                                        self.agents)
+        key = self.store.add(table)
         return answer({"id": key, **table.view(table.seat)}, 201)
 
-    def table_of(request: Request) -> Table:
-        return store.get(request.path_params["id"], Table)
+    def table_of(self, request: Request) -> Table:
+        return self.store.get(request.path_params["id"], Table)
 
+    @staticmethod
     def seen_from(table: Table, request: Request) -> int | None:
         view = view_of(request, table.game.num_players)
         if view == "":
@@ -176,12 +178,12 @@ def create_app(max_games: int = 200, idle: float = 1800.0, max_upload: int = 4 *
             raise TableError("while the game is on, you see only your own seat", 403)
         return view
 
-    async def show(request: Request) -> Response:
-        table = table_of(request)
-        return answer(await locked(table, lambda: table.view(seen_from(table, request))))
+    async def show(self, request: Request) -> Response:
+        table = self.table_of(request)
+        return answer(await locked(table, lambda: table.view(self.seen_from(table, request))))
 
-    async def move(request: Request) -> Response:
-        table = table_of(request)
+    async def move(self, request: Request) -> Response:
+        table = self.table_of(request)
         data = await read_json(request)
 
         def play() -> dict[str, Any]:
@@ -190,37 +192,38 @@ def create_app(max_games: int = 200, idle: float = 1800.0, max_upload: int = 4 *
 
         return answer(await locked(table, play))
 
-    async def advance(request: Request) -> Response:
-        table = table_of(request)
+    async def advance(self, request: Request) -> Response:
+        table = self.table_of(request)
         data = await read_json(request)
 
         def step() -> dict[str, Any]:
-            view = seen_from(table, request)  # checked before the move: a bad view moves nothing
+            # the view is checked before the move: a bad view moves nothing
+            view = self.seen_from(table, request)
             table.advance(data.get("step"))
             return table.view(view)
 
         return answer(await locked(table, step))
 
-    async def record(request: Request) -> Response:
-        table = table_of(request)
+    async def record(self, request: Request) -> Response:
+        table = self.table_of(request)
         line = await locked(table, lambda: table.record().to_line() + "\n")
         headers = {"Content-Disposition":
                    f'attachment; filename="{table.spec.env_name}-game.jsonl"'}
         return Response(line, media_type="application/x-ndjson", headers=headers)
 
-    async def upload(request: Request) -> Response:
-        body = await read_body(request, max_upload)
+    async def upload(self, request: Request) -> Response:
+        body = await read_body(request, self.max_upload)
         try:
             text = body.decode("utf-8")
         except UnicodeDecodeError as err:
             raise TableError("the file is not a records file (not UTF-8 text)") from err
         records = await run_in_threadpool(_checked, text)
         replays = ReplayTable(records)
-        key = store.add(replays)
+        key = self.store.add(replays)
         return answer({"id": key, "games": replays.games()}, 201)
 
-    async def frame(request: Request) -> Response:
-        replays = store.get(request.path_params["id"], ReplayTable)
+    async def frame(self, request: Request) -> Response:
+        replays = self.store.get(request.path_params["id"], ReplayTable)
         step = request.query_params.get("step", "0")
         if not step.isdigit():
             raise TableError(f"step must be a number, got {step!r}")
@@ -232,22 +235,31 @@ def create_app(max_games: int = 200, idle: float = 1800.0, max_upload: int = 4 *
 
         return answer(await locked(replays, show_step))
 
-    routes = [
-        Route("/", page),
-        Route("/api/catalog", handled(games)),
-        Route("/api/tables", handled(create), methods=["POST"]),
-        Route("/api/tables/{id}", handled(show)),
-        Route("/api/tables/{id}/move", handled(move), methods=["POST"]),
-        Route("/api/tables/{id}/advance", handled(advance), methods=["POST"]),
-        Route("/api/tables/{id}/record", handled(record)),
-        Route("/api/replays", handled(upload), methods=["POST"]),
-        Route("/api/replays/{id}/{game:int}", handled(frame)),
-        Mount("/static", StaticFiles(directory=static_dir()), name="static"),
-    ]
+    def routes(self) -> list:
+        return [
+            Route("/", self.page),
+            Route("/api/catalog", handled(self.games)),
+            Route("/api/tables", handled(self.create), methods=["POST"]),
+            Route("/api/tables/{id}", handled(self.show)),
+            Route("/api/tables/{id}/move", handled(self.move), methods=["POST"]),
+            Route("/api/tables/{id}/advance", handled(self.advance), methods=["POST"]),
+            Route("/api/tables/{id}/record", handled(self.record)),
+            Route("/api/replays", handled(self.upload), methods=["POST"]),
+            Route("/api/replays/{id}/{game:int}", handled(self.frame)),
+            Mount("/static", StaticFiles(directory=static_dir()), name="static"),
+        ]
+
+
+def create_app(max_games: int = 200, idle: float = 1800.0, max_upload: int = 4 * 2**20,
+               allowed_hosts: list[str] | None = None, agents: Sequence[str] = ()) -> Starlette:
+    """The web app; ``allowed_hosts`` (default: any) are the Host names it answers to;
+    ``agents``: agent names offered beside the usual ones (the operator's, e.g. cmd:PROGRAM)."""
+    store = Store(max_games, idle)
     middleware = [Middleware(Headers)]
     if allowed_hosts:
         middleware.append(Middleware(TrustedHostMiddleware, allowed_hosts=allowed_hosts))
-    app = Starlette(routes=routes, middleware=middleware)
+    app = Starlette(routes=Endpoints(store, tuple(agents), max_upload).routes(),
+                    middleware=middleware)
     app.state.store = store
     return app
 
