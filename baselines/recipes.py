@@ -154,7 +154,8 @@ def stage_dirs(last: Path) -> list[Path]:
 
 
 def git_commit() -> dict[str, Any]:
-    """The checkout's commit and whether tracked files differ from it (None outside git)."""
+    """The checkout's commit and whether its tracked code differs from it (None outside
+    git)."""
     def git(*args: str) -> str | None:
         try:
             done = subprocess.run(["git", *args], cwd=ROOT, capture_output=True, text=True,
@@ -164,7 +165,9 @@ def git_commit() -> dict[str, Any]:
         return done.stdout.strip()
 
     commit = git("rev-parse", "HEAD")
-    dirty = git("status", "--porcelain", "--untracked-files=no")
+    # (what reproduce itself writes, the docs and the shipped models, does not count)
+    dirty = git("status", "--porcelain", "--untracked-files=no", "--", ".", ":!docs",
+                ":!card_envs/rl/models")
     return {"commit": commit, "dirty": bool(dirty) if commit else None}
 
 
