@@ -66,7 +66,8 @@ def play_and_label(model, spec, meta: dict, opponents: list[str], expert: str,
 
 
 def refine(model, spec, meta: dict, expert: str, opponents: list[str], rounds: int,
-           decisions: int, epochs: int, seed: int = 0, label: str = "") -> list[dict]:
+           decisions: int, epochs: int, seed: int = 0, label: str = "", lr: float = 1e-3
+           ) -> list[dict]:
     """``rounds`` rounds of expert iteration on ``model`` (in place); one line and one
     record per round (how often the model already agreed on the new positions)."""
     gamma = float(model.gamma)
@@ -80,7 +81,7 @@ def refine(model, spec, meta: dict, expert: str, opponents: list[str], rounds: i
         agreed = float(np.mean(new["best"][np.arange(len(played)), played] if "best" in new
                                else played == new["actions"]))
         data = new if data is None else {k: np.concatenate([data[k], new[k]]) for k in data}
-        stats = fit(model.policy, data, epochs, seed=seed + r)
+        stats = fit(model.policy, data, epochs, lr=lr, seed=seed + r)
         out.append({"round": r + 1, "labels": len(data["actions"]),
                     "agreed_before_fit": round(agreed, 4),
                     "accuracy_after_fit": round(stats["accuracy"], 4)})
@@ -101,6 +102,7 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--rounds", type=int, default=3)
     p.add_argument("--decisions", type=int, default=40000, help="new labels per round")
     p.add_argument("--epochs", type=int, default=5, help="passes over all labels per round")
+    p.add_argument("--lr", type=float, default=1e-3, help="the fit's learning rate (Adam)")
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--out", required=True, help="where to write the new model.zip")
     args = p.parse_args(argv)
@@ -122,11 +124,12 @@ def main(argv: list[str] | None = None) -> int:
     th.set_num_threads(1)
     model = algo_class("maskable_ppo").load(path, device="cpu")
     rounds = refine(model, spec, meta, args.expert, opponents, args.rounds, args.decisions,
-                    args.epochs, args.seed)
+                    args.epochs, args.seed, lr=args.lr)
     out = Path(args.out).with_suffix(".zip")
     meta = {**meta, "expert_iteration": {"from": str(path), "expert": args.expert,
                                          "opponents": opponents, "rounds": rounds,
-                                         "epochs": args.epochs, "seed": args.seed}}
+                                         "epochs": args.epochs, "lr": args.lr,
+                                         "seed": args.seed}}
     save_model(model, out.with_suffix(""), meta, for_play=True)
     print(f"wrote {out}")
     return 0
