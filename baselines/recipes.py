@@ -197,7 +197,9 @@ def provenance(last: Path, command: str) -> dict[str, Any]:
         "recipe_digest": digest(chain),
         "package_version": lib["card-envs"],
         **git_commit(),
-        "command": command,
+        # the command that trained it (its runs' own), and the one that shipped it
+        "command": (last / "command.txt").read_text().strip(),
+        "shipped_by": command,
         "versions": lib,
         "device": chain[0].get("device", "cpu"),
         "machine": machine(chain[0].get("device", "cpu")),

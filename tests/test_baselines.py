@@ -920,7 +920,7 @@ def test_a_final_model_leaves_out_what_only_training_reads(tmp_path, capsys, mon
     assert shipped.stat().st_size == final.stat().st_size
     assert same_weights(final, shipped)
     shipped_meta = load_policy(shipped)[1]  # the metadata, and how the model was made
-    assert shipped_meta.pop("provenance")["command"] == "python -m baselines.reproduce"
+    assert shipped_meta.pop("provenance")["shipped_by"] == "python -m baselines.reproduce"
     assert shipped_meta == load_policy(final)[1]
     # the command compacts a model written before in place (here a checkpoint, with its
     # metadata beside it); something else is refused in one line, exit 2
