@@ -503,7 +503,10 @@ def render_text(results: dict, img_dir: str | None) -> tuple[str, dict[str, list
         "selected on: *win*, *draw* and *loss* are the game's own outcome for the model's seat "
         "(or team, or duplicate pair); *won of decided* is wins / (wins + losses); the score is "
         "the game's own count, named per setting. `python -m baselines.reproduce --list` says "
-        "whether each shipped model still matches its recipe. Policies, self-play, imitation "
+        "whether each shipped model still matches its recipe. The ladder column quotes "
+        "[ladder.md](ladder.md) as last run: a section run before its setting's model was "
+        "retrained rates the earlier model (each section gives its command). Policies, "
+        "self-play, imitation "
         "and the choice of checkpoints: [policies.md](policies.md); how each setting was "
         "tuned, and what was tried: [baselines_notes.md](baselines_notes.md).",
         "",
