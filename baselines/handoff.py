@@ -21,7 +21,7 @@ import sys
 
 from card_envs.cli import _parse_set
 from card_envs.core.agents import make_agent
-from card_envs.core.evaluation import Tally, _rngs, play_move
+from card_envs.core.evaluation import Tally, game_rngs, play_move
 from card_envs.registry import load_spec
 
 ENV = "ninety_eight_cards_v0"
@@ -52,7 +52,7 @@ def handoff(first: str, then: str, points: list[int], games: int, seed: int,
     for at in points:
         tally = Tally(f"K={at}")
         for g in range(games):
-            game_rng, agent_rng = _rngs(seed, g)
+            game_rng, agent_rng = game_rngs(seed, g)
             s = game.init(game_rng)
             while not (s.terminal or s.truncated):
                 play_move(game, s, a if s.played < at else b, game_rng, agent_rng)
