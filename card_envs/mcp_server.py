@@ -408,13 +408,20 @@ def build_server(games: TextGames):
     return server
 
 
+def _where(loc: tuple) -> str:
+    """Where an argument check failed, on one line: ``rules.seat``; a location that holds a
+    client's own key (any text, a line break say) is written as Python writes it."""
+    return ".".join(str(p) if isinstance(p, int) or str(p).isidentifier() else repr(p)
+                    for p in loc) or "arguments"
+
+
 def _tool_error(err: Exception) -> str:
     """A tool error on one line: a failed argument check as ``seat: Input should be ...``."""
     cause = err.__cause__
     errors = getattr(cause, "errors", None)
     if callable(errors):
         try:
-            parts = [f"{'.'.join(map(str, e['loc'])) or 'arguments'}: {e['msg']}"
+            parts = [f"{_where(e['loc'])}: {' '.join(str(e['msg']).split())}"
                      for e in errors()]
         except (TypeError, KeyError):
             parts = []
