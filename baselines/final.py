@@ -15,42 +15,11 @@ from baselines.config import game_config, spec_and_game
 from baselines.evaluation import evaluate
 from baselines.recipes import comparable, machine, recipe, stage_dirs
 from baselines.train import FINAL_SEED, selection
-from card_envs.core.evaluation import Z95, wilson
 from card_envs.rl.policy_agent import guided_search, load_model_agent
 
 ROOT = Path(__file__).resolve().parents[1]
 
 RESULTS = ROOT / "docs" / "baselines.json"
-
-
-def pooled(rows: list[dict[str, Any]]) -> dict[str, Any]:
-    """Results of several runs against one opponent, pooled: counts add up."""
-    out: dict[str, Any] = {"opponent": rows[0]["opponent"], "kind": rows[0]["kind"]}
-    for what in ("wins", "draws", "losses", "games"):
-        out[what] = sum(r[what] for r in rows)
-    for what in ("wins", "draws", "losses"):
-        out[f"{what}_rate"] = out[what] / out["games"]
-        out[f"{what}_low"], out[f"{what}_high"] = wilson(out[what], out["games"])
-    decided = out["wins"] + out["losses"]
-    out["decided_rate"] = out["wins"] / decided if decided else 0.0
-    out["decided_low"], out["decided_high"] = wilson(out["wins"], decided)
-    if "mean_score" in rows[0]:
-        n = out["games"]
-        total = sum(r["score_sum"] for r in rows)
-        sq = sum(r["score_sq_sum"] for r in rows)
-        mean = total / n
-        var = max(0.0, (sq - n * mean * mean) / max(n - 1, 1))
-        half = Z95 * (var / n) ** 0.5
-        # inside the range of the runs' own intervals, which lie inside the scores seen
-        low = max(mean - half, min(r["score_low"] for r in rows))
-        high = min(mean + half, max(r["score_high"] for r in rows))
-        out.update(mean_score=mean, score_low=low, score_high=high)
-    if "mean_place" in rows[0]:
-        counts = [sum(c) for c in zip(*(r["place_counts"] for r in rows), strict=True)]
-        out["place_counts"] = counts
-        out["mean_place"] = sum(k * c for k, c in enumerate(counts, 1)) / max(sum(counts), 1)
-    out["per_seed"] = [r.get("mean_score", r["wins_rate"]) for r in rows]
-    return out
 
 
 def reference_rows(setting: str, games: int, seed: int = FINAL_SEED) -> dict[str, dict]:
