@@ -38,9 +38,11 @@ from baselines.common import versions
 from baselines.config import (
     SELECT_METRICS,
     _budget_entry,
+    _checked_opponent,
     build_config,
     game_config,
     hyperparams,
+    spec_and_game,
 )
 from baselines.shaping import potential
 from baselines.train import parser as train_parser
@@ -88,14 +90,12 @@ def _stage(first: dict[str, Any], stage: dict[str, Any], k: int, name: str, coun
     if unknown:
         raise ValueError(f"setting {first['setting']!r}, {first['algo']} stage {k}: unknown "
                          f"key {unknown[0]!r}; a stage takes {', '.join(STAGE_KEYS)}")
-    argv = ["--env", first["setting"], "--algo", first["algo"], "--seed", str(first["seed"]),
-            "--budget", first["budget"]]
-    opponent = stage.get("opponent")
-    if opponent is not None:  # an unknown name fails here, as the first stage's would
-        argv += ["--opponent", ",".join(opponent) if isinstance(opponent, list) else opponent]
-    checked = build_config(train_parser().parse_args(argv))
+    opponent = first["opponent"]
+    if "opponent" in stage:  # an unknown name fails here, as the first stage's would
+        opponent = _checked_opponent(stage["opponent"],
+                                     *spec_and_game(first["env"], first["env_kwargs"]))
     out = {**first, "stage": k, "stage_name": name, "stage_count": count, "pretrain": None,
-           "init_from": PREVIOUS, "opponent": checked["opponent"],
+           "init_from": PREVIOUS, "opponent": opponent,
            "hyperparams": {**first["hyperparams"], **stage.get("hp", {})},
            "refine": first["refine"] if k == count - 1 else None}
     for key in ("timesteps", "eval_freq", "eval_games"):
