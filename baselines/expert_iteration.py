@@ -65,11 +65,25 @@ def play_and_label(model, spec, meta: dict, opponents: list[str], expert: str,
                    best=best)
 
 
+def anchor(data: dict[str, np.ndarray], played: np.ndarray, after: int) -> np.ndarray:
+    """Relabel (in place) the decisions from the ``after``-th of each game on with the move
+    the model played there, so that the fit keeps what it does late in a game and learns
+    the expert's moves only before; returns which decisions keep the expert's labels."""
+    late = data["turn"] >= after
+    data["actions"][late] = played[late]
+    if "best" in data:
+        data["best"][late] = False
+        data["best"][late, played[late]] = True
+    return ~late
+
+
 def refine(model, spec, meta: dict, expert: str, opponents: list[str], rounds: int,
-           decisions: int, epochs: int, seed: int = 0, label: str = "", lr: float = 1e-3
-           ) -> list[dict]:
+           decisions: int, epochs: int, seed: int = 0, label: str = "", lr: float = 1e-3,
+           value_weight: float = 0.5, anchor_after: int | None = None) -> list[dict]:
     """``rounds`` rounds of expert iteration on ``model`` (in place); one line and one
-    record per round (how often the model already agreed on the new positions)."""
+    record per round (how often the model already agreed on the new positions).
+    ``value_weight`` weighs the critic's loss in the fit (0: the actor alone);
+    ``anchor_after``: only each game's first decisions get the expert's labels (``anchor``)."""
     gamma = float(model.gamma)
     data: dict[str, np.ndarray] | None = None
     out = []
@@ -78,10 +92,14 @@ def refine(model, spec, meta: dict, expert: str, opponents: list[str], rounds: i
                              seed=seed * 1000 + r)
         played = greedy_actions(model.policy, th.as_tensor(new["obs"]),
                                 th.as_tensor(new["masks"])).numpy()
-        agreed = float(np.mean(new["best"][np.arange(len(played)), played] if "best" in new
-                               else played == new["actions"]))
+        same = (new["best"][np.arange(len(played)), played] if "best" in new
+                else played == new["actions"])
+        labelled = (np.ones(len(played), bool) if anchor_after is None
+                    else anchor(new, played, anchor_after))
+        agreed = float(np.mean(same[labelled])) if labelled.any() else 1.0
         data = new if data is None else {k: np.concatenate([data[k], new[k]]) for k in data}
-        stats = fit(model.policy, data, epochs, lr=lr, seed=seed + r)
+        stats = fit(model.policy, data, epochs, lr=lr, seed=seed + r,
+                    value_weight=value_weight)
         out.append({"round": r + 1, "labels": len(data["actions"]),
                     "agreed_before_fit": round(agreed, 4),
                     "accuracy_after_fit": round(stats["accuracy"], 4)})
@@ -103,6 +121,11 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--decisions", type=int, default=40000, help="new labels per round")
     p.add_argument("--epochs", type=int, default=5, help="passes over all labels per round")
     p.add_argument("--lr", type=float, default=1e-3, help="the fit's learning rate (Adam)")
+    p.add_argument("--value-weight", type=float, default=0.5,
+                   help="the critic's loss weight in the fit (0: fit the actor alone)")
+    p.add_argument("--anchor-after", type=int, default=None, metavar="K",
+                   help="label only each game's first K decisions with the expert's moves; "
+                        "later ones keep the model's own (default: label all)")
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--out", required=True, help="where to write the new model.zip")
     args = p.parse_args(argv)
@@ -115,20 +138,26 @@ def main(argv: list[str] | None = None) -> int:
         game = spec.make_game(**meta.get("game_args", {}))
         for name in (args.expert, *[o for o in opponents if o != "solo"]):
             make_agent(spec, name, game)  # an unknown name fails here, naming the choices
-        for name in ("rounds", "decisions", "epochs"):
-            if getattr(args, name) < 1:
-                raise ValueError(f"--{name} must be at least 1, got {getattr(args, name)}")
+        for name in ("rounds", "decisions", "epochs", "anchor_after"):
+            if getattr(args, name) is not None and getattr(args, name) < 1:
+                flag = name.replace("_", "-")
+                raise ValueError(f"--{flag} must be at least 1, got {getattr(args, name)}")
+        if args.value_weight < 0:
+            raise ValueError(f"--value-weight must be at least 0, got {args.value_weight}")
     except ValueError as err:
         print(f"error: {err}", file=sys.stderr)
         return 2
     th.set_num_threads(1)
     model = algo_class("maskable_ppo").load(path, device="cpu")
     rounds = refine(model, spec, meta, args.expert, opponents, args.rounds, args.decisions,
-                    args.epochs, args.seed, lr=args.lr)
+                    args.epochs, args.seed, lr=args.lr, value_weight=args.value_weight,
+                    anchor_after=args.anchor_after)
     out = Path(args.out).with_suffix(".zip")
     meta = {**meta, "expert_iteration": {"from": str(path), "expert": args.expert,
                                          "opponents": opponents, "rounds": rounds,
                                          "epochs": args.epochs, "lr": args.lr,
+                                         "value_weight": args.value_weight,
+                                         "anchor_after": args.anchor_after,
                                          "seed": args.seed}}
     save_model(model, out.with_suffix(""), meta, for_play=True)
     print(f"wrote {out}")

@@ -50,7 +50,8 @@ def collect(venv: VecEnv, actor: Actor, decisions: int, gamma: float,
             best: Callable[[], np.ndarray] | None = None) -> dict[str, np.ndarray]:
     """Play the expert (``actor``) in the learner's seat of every game of ``venv`` until at
     least ``decisions`` decisions of finished games are in; returns their observations,
-    masks, actions and discounted returns (of the rewards ``venv`` pays: shaping included).
+    masks, actions, discounted returns (of the rewards ``venv`` pays: shaping included) and
+    ``turn``, the decision's index in its game (0 for the first).
     The games still going at the end are left out (their returns are not known).
     With ``player(obs, masks)``, the player's moves are played and the expert's only
     recorded (DAgger's labels, baselines/expert_iteration.py); with ``best()`` ((n_envs,
@@ -68,7 +69,8 @@ def collect(venv: VecEnv, actor: Actor, decisions: int, gamma: float,
         ties = masks if best is None else best()  # read before the step changes the games
         played = actions if player is None else np.asarray(player(obs, masks))
         next_obs, rewards, dones, _ = venv.step(played)
-        steps.append((obs, masks, actions, rewards.astype(np.float32), dones, ties))
+        steps.append((obs, masks, actions, rewards.astype(np.float32), dones, ties,
+                      since_end.copy()))
         since_end += 1
         finished += int(since_end[dones].sum())
         since_end[dones] = 0
@@ -89,7 +91,8 @@ def _flat(obs):
 
 def _with_returns(steps: list[tuple[np.ndarray, ...]], gamma: float) -> dict[str, np.ndarray]:
     """The decisions of the finished games, with their discounted returns."""
-    obs, masks, actions, rewards, dones, best = (np.stack(x) for x in zip(*steps, strict=True))
+    obs, masks, actions, rewards, dones, best, turn = (np.stack(x)
+                                                       for x in zip(*steps, strict=True))
     running = np.zeros(rewards.shape[1], np.float32)
     returns = np.zeros_like(rewards)
     for t in range(len(rewards) - 1, -1, -1):  # backwards over time, all games at once
@@ -98,7 +101,7 @@ def _with_returns(steps: list[tuple[np.ndarray, ...]], gamma: float) -> dict[str
     keep = np.flip(np.cumsum(np.flip(dones, 0), 0), 0) > 0  # (T, n): games that ended
     return {"obs": obs[keep].astype(np.float32), "masks": masks[keep].astype(bool),
             "actions": actions[keep].astype(np.int64), "returns": returns[keep],
-            "best": best[keep].astype(bool)}
+            "best": best[keep].astype(bool), "turn": turn[keep]}
 
 
 def twin_actor(parts: list, agent: str) -> Actor:
@@ -288,9 +291,11 @@ def _minibatches(parameters, n: int, epochs: int, batch_size: int, lr: float, se
 
 
 def fit(policy, data: dict[str, np.ndarray], epochs: int, batch_size: int = 256,
-        lr: float = 1e-3, seed: int = 0) -> dict[str, Any]:
+        lr: float = 1e-3, seed: int = 0, value_weight: float = 0.5) -> dict[str, Any]:
     """Fit a MaskablePPO policy to the data: masked cross-entropy for the actor, squared
-    error for the critic. Returns the last epoch's losses and the training accuracy.
+    error for the critic (weighted by ``value_weight``; 0 fits the actor alone and leaves
+    the critic's own layers as they are). Returns the last epoch's losses and the training
+    accuracy.
     Where the data has ``best`` (every move the expert rates best), the actor's loss is the
     log-probability of playing any of them, and accuracy counts a move in the set."""
     obs = th.as_tensor(data["obs"], device=policy.device)
@@ -309,11 +314,14 @@ def fit(policy, data: dict[str, np.ndarray], epochs: int, batch_size: int = 256,
         else:  # the probability of playing one of the expert's best moves
             loss_pi = (th.logsumexp(logits, 1)
                        - th.logsumexp(logits.masked_fill(~best[idx], -1e8), 1)).mean()
+        if not value_weight:
+            return loss_pi, {"policy_loss": loss_pi}
         loss_v = F.mse_loss(policy.value_net(latent_vf).squeeze(1), returns[idx])
-        return loss_pi + 0.5 * loss_v, {"policy_loss": loss_pi, "value_loss": loss_v}
+        return loss_pi + value_weight * loss_v, {"policy_loss": loss_pi, "value_loss": loss_v}
 
     policy.set_training_mode(True)
-    stats = _minibatches(policy.parameters(), len(actions), epochs, batch_size, lr, seed, losses)
+    parameters = [p for p in policy.parameters() if p.requires_grad]
+    stats = _minibatches(parameters, len(actions), epochs, batch_size, lr, seed, losses)
     policy.set_training_mode(False)
     chosen = greedy_actions(policy, obs, masks)
     right = (chosen == actions) if best is None else best[th.arange(len(chosen)), chosen]

@@ -829,9 +829,53 @@ def test_expert_iteration_labels_the_models_own_positions_with_every_best_move(t
     assert game.legal_mask(s)[agent.act(game.view(s, s.player), np.random.default_rng(0))]
 
 
+def test_expert_iteration_anchor_keeps_the_models_moves_after_k_decisions():
+    from baselines.expert_iteration import anchor
+
+    data = {"turn": np.array([0, 1, 2, 0, 3]), "actions": np.array([5, 5, 5, 5, 5]),
+            "best": np.zeros((5, 8), bool)}
+    data["best"][:, 5] = True
+    played = np.array([1, 2, 3, 4, 6])
+    labelled = anchor(data, played, after=2)
+    assert labelled.tolist() == [True, True, False, True, False]
+    assert data["actions"].tolist() == [5, 5, 3, 5, 6]
+    assert data["best"][2].nonzero()[0].tolist() == [3]
+    assert data["best"][4].nonzero()[0].tolist() == [6]
+    assert data["best"][0].nonzero()[0].tolist() == [5]
+
+
+def test_fit_with_no_value_weight_leaves_the_critic_alone():
+    import torch as th
+    from baselines.imitation import fit
+    from card_envs.rl.policy_agent import algo_class
+
+    spec = load_spec("simple_tricks_v0")
+    model = algo_class("maskable_ppo")("MlpPolicy", factories(spec).gym(dict_obs=False), n_steps=8,
+                                       batch_size=8, policy_kwargs={"net_arch": [16]})
+    env = factories(spec).gym(dict_obs=False)
+    obs, info = env.reset(seed=0)
+    n = 64
+    data = {"obs": np.repeat(obs[None], n, 0).astype(np.float32),
+            "masks": np.repeat(info["action_mask"][None], n, 0).astype(bool),
+            "actions": np.full(n, int(np.flatnonzero(info["action_mask"])[0])),
+            "returns": np.full(n, 50.0, np.float32)}
+    critic = [p.detach().clone() for p in model.policy.value_net.parameters()]
+    before = [p.detach().clone() for p in model.policy.mlp_extractor.value_net.parameters()]
+    stats = fit(model.policy, data, epochs=2, value_weight=0.0)
+    assert "value_loss" not in stats and stats["accuracy"] == 1.0
+    after = [*model.policy.value_net.parameters(),
+             *model.policy.mlp_extractor.value_net.parameters()]
+    assert all(th.equal(a, b) for a, b in zip([*critic, *before], after, strict=True))
+    stats = fit(model.policy, data, epochs=2)  # the default fits the critic too
+    assert stats["value_loss"] > 0
+    assert not th.equal(critic[0], model.policy.value_net.weight)
+
+
 @pytest.mark.parametrize("argv, message", [
     (["--expert", "nobody"], "unknown agent 'nobody'"),
     (["--expert", "solver", "--rounds", "0"], "--rounds must be at least 1"),
+    (["--expert", "solver", "--anchor-after", "0"], "--anchor-after must be at least 1"),
+    (["--expert", "solver", "--value-weight", "-1"], "--value-weight must be at least 0"),
 ])
 def test_expert_iteration_errors_are_one_line(tmp_path, capsys, argv, message):
     from baselines import expert_iteration
