@@ -7,7 +7,9 @@ OLD_TREE and NEW_TREE are checkouts (e.g. ``git worktree add /tmp/old COMMIT``).
 repetition runs the old and the new tree's ``benchmarks/SCRIPT`` once (in alternating order,
 so a change of load hits both alike), each importing its own card_envs (PYTHONPATH=tree). The
 table gives the median steps/s of every target the two print alike over the repetitions, and
-the change. ``--script vector_speed.py`` compares the batched engines (old vs new).
+the change. ``--script vector_speed.py`` compares the batched engines (old vs new);
+``--script train_speed.py`` the baselines' learner steps/s on the twins (its batched form,
+both algorithms; ``games`` are baseline settings there).
 """
 
 from __future__ import annotations
@@ -25,17 +27,28 @@ ROWS = {
     "env_speed.py": re.compile(r"\| (\S+ (?:env\(\)|raw_env\(\)|gymnasium)) \| ([\d,]+) \|"),
     "vector_speed.py": re.compile(r"\| (\S+ (?:raw_env\(\)|core B=\d+|VectorEnv B=\d+)) \| "
                                   r"([\d,]+) \|"),
+    # its progress lines (stderr): "# SETTING ALGO FORM: N steps/s"
+    "train_speed.py": re.compile(r"# (\S+ \S+ \S+): ([\d,]+) steps/s"),
 }
+
+
+def script_args(script: str, seconds: str, rounds: str, games: list[str]) -> list[str]:
+    """The command line of ``script`` for ``--seconds``, ``--rounds`` and ``games``."""
+    if script == "train_speed.py":  # timed windows of learn(), the batched form only
+        return ["--seconds", seconds, "--forms", "batched", *(["--envs", *games] if games
+                                                              else [])]
+    return ["--seconds", seconds, "--rounds", rounds, *games]
 
 
 def run_tree(tree: Path, args: list[str], script: str = "env_speed.py") -> dict[str, int]:
     """Steps/s per target from one run of ``tree``'s own benchmark ``script``."""
     env = dict(os.environ, PYTHONPATH=str(tree), PYTHONHASHSEED="0")
     row = ROWS[script]
-    out = subprocess.run(
+    done = subprocess.run(
         [sys.executable, str(tree / "benchmarks" / script), *args],
         capture_output=True, text=True, env=env, cwd=tree, check=True,
-    ).stdout
+    )
+    out = done.stdout + done.stderr
     return {m.group(1): int(m.group(2).replace(",", ""))
             for m in map(row.match, out.splitlines()) if m}
 
@@ -66,7 +79,8 @@ def main(argv: list[str]) -> int:
     p.add_argument("games", nargs="*", help="env names (default: every registered env)")
     p.add_argument("--reps", type=int, default=4, help="runs of each tree (default 4)")
     p.add_argument("--seconds", default="1", help="the script's --seconds (default 1)")
-    p.add_argument("--rounds", default="3", help="the script's --rounds (default 3)")
+    p.add_argument("--rounds", default="3",
+                   help="the script's --rounds (default 3; train_speed.py has none)")
     p.add_argument("--script", default="env_speed.py", choices=tuple(ROWS),
                    help="the benchmark to run in both checkouts (default env_speed.py)")
     a = p.parse_intermixed_args(argv)
@@ -76,7 +90,7 @@ def main(argv: list[str]) -> int:
             p.error(f"{name}={str(tree)!r} is not a checkout with benchmarks/{a.script}")
     if a.reps < 1:
         p.error(f"--reps={a.reps} is not valid; choose a positive number")
-    args = ["--seconds", a.seconds, "--rounds", a.rounds, *a.games]
+    args = script_args(a.script, a.seconds, a.rounds, a.games)
     print(compare(a.old.resolve(), a.new.resolve(), a.reps, args,
                   log=lambda msg: print(msg, file=sys.stderr, flush=True), script=a.script))
     return 0

@@ -121,3 +121,25 @@ def test_vector_speed_prints_every_twin_and_speed_ab_compares_it():
     assert targets == ["simple_tricks raw_env()",
                        *(f"simple_tricks {k} B={b}" for k in ("core", "VectorEnv")
                          for b in (64, 1024, 4096))]
+
+
+def test_speed_ab_reads_train_speed_progress_lines():
+    import importlib.util
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[1]
+    spec = importlib.util.spec_from_file_location("speed_ab", root / "benchmarks" / "speed_ab.py")
+    speed_ab = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(speed_ab)
+    assert speed_ab.script_args("train_speed.py", "5", "3", ["palace_v0"]) == [
+        "--seconds", "5", "--forms", "batched", "--envs", "palace_v0"]
+    assert speed_ab.script_args("train_speed.py", "5", "3", []) == [
+        "--seconds", "5", "--forms", "batched"]
+    assert speed_ab.script_args("env_speed.py", "1", "2", ["palace_v0"]) == [
+        "--seconds", "1", "--rounds", "2", "palace_v0"]
+    # the line train_speed.py prints as each row is timed
+    source = (root / "benchmarks" / "train_speed.py").read_text()
+    assert 'print(f"# {setting} {algo} {form}: {row[\'rate\']:,.0f} steps/s"' in source
+    line = f"# palace_v0 maskable_ppo batched: {13766.4:,.0f} steps/s"
+    match = speed_ab.ROWS["train_speed.py"].match(line)
+    assert match.groups() == ("palace_v0 maskable_ppo batched", "13,766")
