@@ -17,6 +17,11 @@ positions. An expert with ``best_moves(view)`` (simple tricks' ``solver``: equal
 Literature's rule agents: the moves they pick among at random) labels each position with all
 its best moves, and the policy learns to play any of them. The result is a model.zip with its
 model.json, playable as ``model:PATH``. MaskablePPO models only.
+
+``--expert batched-pimc:W`` is the game's search (PIMC over W worlds sampled from each view)
+with its playouts on the game's batched twin (card_envs.core.batched_search): at every step
+of the ``n_envs`` games it labels all their positions in one search, instead of one scalar
+search per game.
 """
 
 from __future__ import annotations
@@ -30,17 +35,20 @@ import torch as th
 from stable_baselines3.common.vec_env import DummyVecEnv
 
 from baselines.evaluate import resolve_model
-from baselines.imitation import collect, fit, greedy_actions, scalar_actor
+from baselines.imitation import batch_actor, collect, fit, greedy_actions, scalar_actor
 from card_envs.core.agents import make_agent
 from card_envs.core.make import factories
 from card_envs.rl.policy_agent import algo_class, save_model
+
+BATCHED_EXPERT = "batched-pimc"  # experts that label a batch of positions in one call
 
 
 def play_and_label(model, spec, meta: dict, opponents: list[str], expert: str,
                    decisions: int, gamma: float, seed: int, n_envs: int = 8
                    ) -> dict[str, np.ndarray]:
     """``decisions`` decisions of ``model`` (greedy) in the learner's seat of scalar games
-    against ``opponents`` (``n_envs`` games each), each labelled with ``expert``'s move."""
+    against ``opponents`` (``n_envs`` games each), each labelled with ``expert``'s move (a
+    ``batched-pimc:W`` expert labels every game's position of a step in one batched search)."""
     gym_env = factories(spec).gym
     kwargs = {**meta.get("game_args", {}), "obs_encoding": meta.get("obs_encoding", "default")}
     venv = DummyVecEnv([lambda o=o: gym_env(**kwargs, **({} if o == "solo" else {"opponent": o}))
@@ -61,8 +69,9 @@ def play_and_label(model, spec, meta: dict, opponents: list[str], expert: str,
                 out[i, judge.best_moves(game.view(env.game_state, env.acting))] = True
             return out
 
-    return collect(venv, scalar_actor(venv, expert, seed), decisions, gamma, player=player,
-                   best=best)
+    actor = (batch_actor(venv, judge, seed) if expert.startswith(BATCHED_EXPERT)
+             else scalar_actor(venv, expert, seed))
+    return collect(venv, actor, decisions, gamma, player=player, best=best)
 
 
 def anchor(data: dict[str, np.ndarray], played: np.ndarray, after: int) -> np.ndarray:
@@ -79,17 +88,20 @@ def anchor(data: dict[str, np.ndarray], played: np.ndarray, after: int) -> np.nd
 
 def refine(model, spec, meta: dict, expert: str, opponents: list[str], rounds: int,
            decisions: int, epochs: int, seed: int = 0, label: str = "", lr: float = 1e-3,
-           value_weight: float = 0.5, anchor_after: int | None = None) -> list[dict]:
+           value_weight: float = 0.5, anchor_after: int | None = None,
+           n_envs: int = 8) -> list[dict]:
     """``rounds`` rounds of expert iteration on ``model`` (in place); one line and one
     record per round (how often the model already agreed on the new positions).
     ``value_weight`` weighs the critic's loss in the fit (0: the actor alone);
-    ``anchor_after``: only each game's first decisions get the expert's labels (``anchor``)."""
+    ``anchor_after``: only each game's first decisions get the expert's labels (``anchor``);
+    ``n_envs``: games played side by side per opponent (a batched expert labels them all in
+    one call a step)."""
     gamma = float(model.gamma)
     data: dict[str, np.ndarray] | None = None
     out = []
     for r in range(rounds):
         new = play_and_label(model, spec, meta, opponents, expert, decisions, gamma,
-                             seed=seed * 1000 + r)
+                             seed=seed * 1000 + r, n_envs=n_envs)
         played = greedy_actions(model.policy, th.as_tensor(new["obs"]),
                                 th.as_tensor(new["masks"])).numpy()
         same = (new["best"][np.arange(len(played)), played] if "best" in new
@@ -114,7 +126,9 @@ def main(argv: list[str] | None = None) -> int:
                                 description=__doc__.split("\n")[0])
     p.add_argument("model", help="model.zip (MaskablePPO, with its model.json) or 'best'")
     p.add_argument("--env", required=True, help="env name, e.g. simple_tricks_v0")
-    p.add_argument("--expert", required=True, help="the agent whose moves are the labels")
+    p.add_argument("--expert", required=True,
+                   help="the agent whose moves are the labels (batched-pimc:W: the game's "
+                        "search over W worlds on its batched twin, a step's positions at once)")
     p.add_argument("--opponent", default="random",
                    help="agent name(s) the model plays against, comma-separated")
     p.add_argument("--rounds", type=int, default=3)
@@ -126,6 +140,9 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--anchor-after", type=int, default=None, metavar="K",
                    help="label only each game's first K decisions with the expert's moves; "
                         "later ones keep the model's own (default: label all)")
+    p.add_argument("--n-envs", type=int, default=8,
+                   help="games played side by side per opponent (a batched-pimc expert labels "
+                        "a step of all of them in one search)")
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--out", required=True, help="where to write the new model.zip")
     args = p.parse_args(argv)
@@ -138,7 +155,7 @@ def main(argv: list[str] | None = None) -> int:
         game = spec.make_game(**meta.get("game_args", {}))
         for name in (args.expert, *[o for o in opponents if o != "solo"]):
             make_agent(spec, name, game)  # an unknown name fails here, naming the choices
-        for name in ("rounds", "decisions", "epochs", "anchor_after"):
+        for name in ("rounds", "decisions", "epochs", "anchor_after", "n_envs"):
             if getattr(args, name) is not None and getattr(args, name) < 1:
                 flag = name.replace("_", "-")
                 raise ValueError(f"--{flag} must be at least 1, got {getattr(args, name)}")
@@ -151,14 +168,14 @@ def main(argv: list[str] | None = None) -> int:
     model = algo_class("maskable_ppo").load(path, device="cpu")
     rounds = refine(model, spec, meta, args.expert, opponents, args.rounds, args.decisions,
                     args.epochs, args.seed, lr=args.lr, value_weight=args.value_weight,
-                    anchor_after=args.anchor_after)
+                    anchor_after=args.anchor_after, n_envs=args.n_envs)
     out = Path(args.out).with_suffix(".zip")
     meta = {**meta, "expert_iteration": {"from": str(path), "expert": args.expert,
                                          "opponents": opponents, "rounds": rounds,
                                          "epochs": args.epochs, "lr": args.lr,
                                          "value_weight": args.value_weight,
                                          "anchor_after": args.anchor_after,
-                                         "seed": args.seed}}
+                                         "n_envs": args.n_envs, "seed": args.seed}}
     save_model(model, out.with_suffix(""), meta, for_play=True)
     print(f"wrote {out}")
     return 0

@@ -138,6 +138,23 @@ def scalar_actor(venv, agent_name: str, seed: int) -> Actor:
     return actor
 
 
+def batch_actor(venv, agent, seed: int) -> Actor:
+    """``agent`` (one with ``act_many(views, rng)``: batched PIMC,
+    card_envs.core.batched_search) acting from every learner's view of the scalar games of a
+    DummyVecEnv at once: one call a step for all the games."""
+    if not hasattr(agent, "act_many"):
+        raise ValueError(f"{agent!r} has no act_many(views, rng): it acts one view at a time "
+                         "(use scalar_actor)")
+    envs = [e.unwrapped for e in venv.envs]
+    game = envs[0].game
+    rng = np.random.default_rng(seed)
+
+    def actor() -> np.ndarray:
+        return agent.act_many([game.view(env.game_state, env.acting) for env in envs], rng)
+
+    return actor
+
+
 def _scalar_job(job: tuple) -> dict[str, np.ndarray]:
     cfg, agent_name, decisions, gamma, seed = job
     from baselines.envs import rule_seats, scalar_env, wrap

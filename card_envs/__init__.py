@@ -27,3 +27,6 @@ register_agent_plugin("model+search", "card_envs.rl.policy_agent:load_search_age
                       "model+search:PATH", "train")
 register_agent_plugin("best+search", "card_envs.rl.policy_agent:load_search_agent",
                       "best+search", "train")
+# The game's search with its worlds played out on its batched twin (card_envs.core.batched_search)
+register_agent_plugin("batched-pimc", "card_envs.core.batched_search:make_batched_pimc_agent",
+                      "batched-pimc:WORLDS")

@@ -17,6 +17,7 @@ swap phase (``swap_phase=True``) is played by the ``heuristic``'s swap rule, wit
 from __future__ import annotations
 
 from collections.abc import Hashable
+from typing import Any
 
 import numpy as np
 
@@ -100,6 +101,15 @@ class PalaceSearchAgent(SearchAgent):
         if view.swapping:
             return self._rule.act(view, np.random.default_rng(0))  # the swap rule: no chance
         return None
+
+    def redeal_hidden(self, state: Any, slots: np.ndarray, rng: np.random.Generator) -> None:
+        """In twin slots ``slots`` of a batched ``state`` (each a copy of a world of this
+        search), every card the seat to act cannot see dealt again as ``sample_world`` deals
+        them, compiled (card_envs.palace.twin_worlds): batched PIMC's worlds
+        (card_envs.core.batched_search) without a scalar world and a load for each."""
+        from card_envs.palace.twin_worlds import redeal_hidden
+
+        redeal_hidden(self.game, state.arrays, slots, rng)
 
     def candidates(self, view: PalaceView) -> list[int]:
         return self._rule._choices(view)
