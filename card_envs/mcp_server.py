@@ -336,13 +336,20 @@ def build_server(games: TextGames):
                 raise ToolError(_tool_error(err)) from err
 
     server = Server("card-envs", instructions=INSTRUCTIONS, log_level="WARNING")
-    tool = server.tool(structured_output=False)
 
     def call(method, *args):
         try:
             return method(*args)
         except TextGameError as err:
             raise ToolError(str(err)) from err
+
+    _add_tools(server.tool(structured_output=False), call, games)
+    return server
+
+
+def _add_tools(tool, call, games: TextGames) -> None:
+    """The server's tools, in the order it lists them: each ``games``' method of its name,
+    run through ``call`` (which turns a TextGameError into the tool's error)."""
 
     @tool
     def list_games() -> str:
@@ -404,8 +411,6 @@ def build_server(games: TextGames):
     def open_games() -> str:
         """The games open on this server."""
         return call(games.open_games)
-
-    return server
 
 
 def _where(loc: tuple) -> str:

@@ -236,3 +236,40 @@ def test_the_generic_layers_name_no_game():
     assert found - NAMED_ON_PURPOSE == set()
     assert NAMED_ON_PURPOSE - found == set(), "an exception no longer needed: remove it"
 
+
+
+# --- no long functions ------------------------------------------------------------------------
+MAX_LINES = 80  # issue 58: from a function's ``def`` line to its last line
+# Functions allowed past MAX_LINES, and why: (file, qualified name). None so far.
+LONG_ON_PURPOSE: dict[tuple[str, str], str] = {}
+
+
+def _functions(node: ast.AST, prefix: str = ""):
+    """Every function under ``node`` with its qualified name (``Class.method``,
+    ``outer.inner``)."""
+    for child in ast.iter_child_nodes(node):
+        if isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            name = prefix + child.name
+            if not isinstance(child, ast.ClassDef):
+                yield name, child
+            yield from _functions(child, name + ".")
+        else:
+            yield from _functions(child, prefix)
+
+
+def test_no_function_is_longer_than_max_lines():
+    """Every function of card_envs, the compiled kernels included, fits in MAX_LINES lines
+    from its ``def`` line to its last (but for LONG_ON_PURPOSE): a longer one is split into
+    named steps."""
+    lengths = {}
+    for path in sorted((ROOT / "card_envs").rglob("*.py")):
+        where = path.relative_to(ROOT).as_posix()
+        for name, node in _functions(ast.parse(path.read_text(), filename=str(path))):
+            lengths[where, name] = (node.lineno, node.end_lineno - node.lineno + 1)
+    assert len(lengths) > 1000
+    long = [f"{where}:{line}: {name} ({length} lines)"
+            for (where, name), (line, length) in lengths.items()
+            if length > MAX_LINES and (where, name) not in LONG_ON_PURPOSE]
+    assert not long, f"functions over {MAX_LINES} lines: split them\n" + "\n".join(long)
+    stale = [key for key in LONG_ON_PURPOSE if lengths.get(key, (0, 0))[1] <= MAX_LINES]
+    assert not stale, f"an exception no longer needed: remove it {stale}"

@@ -202,6 +202,86 @@ def _new_games(deal, s, cfg, slots, rngs, rng_of, seat, learner_seat):  # pragma
     _deal(deal, s, cfg, slots, rngs, rng_of)
 
 
+@njit(inline="always")
+def _begin(step, deal, s, cfg, rows, actions, kind, rngs, rng_of, learner_seat,
+           turns):  # pragma: no cover - compiled
+    """``turn_moves``' first part in each game of ``rows``: a new game (NEW_GAME), the
+    learner's move (LEARNER_MOVE; it pays after what waited since the deal) or an EXTERNAL
+    seat's (EXTERNAL_MOVE; what it earned the learner adds up)."""
+    seat, reward, pending, earned, fresh, deals, ended = (
+        turns.seat, turns.reward, turns.pending, turns.earned, turns.fresh, turns.deals,
+        turns.ended)
+    rewards = s.rewards
+    if kind == EXTERNAL_MOVE:
+        _play(step, s, cfg, rows, actions, rngs, rng_of)
+        for i in rows:
+            earned[i] += rewards[i, seat[i]]
+        return
+    for i in rows:
+        ended[i] = False
+        earned[i] = 0.0
+        fresh[i] = kind == NEW_GAME
+        deals[i] = 1 if kind == NEW_GAME else 0
+    if kind == NEW_GAME:
+        _new_games(deal, s, cfg, rows, rngs, rng_of, seat, learner_seat)
+    else:  # gym_env.step: the learner's move pays after what waited since the deal
+        _play(step, s, cfg, rows, actions, rngs, rng_of)
+        for i in rows:
+            reward[i] = pending[i] + rewards[i, seat[i]]
+            pending[i] = 0.0
+
+
+@njit(inline="always")
+def _sort_games(s, cfg, todo, opponents, turns, max_deals, over, again, movers,
+                agent_of):  # pragma: no cover - compiled
+    """Each game of ``todo`` by what comes next: ended (the learner's game: its results into
+    ``over``, then a new deal; a new game that ended before the learner's first move: only
+    the deal), both into ``again``; the learner to act (its ``acting`` seat; what it earned
+    since it last acted paid or kept pending); an EXTERNAL seat to act (``waiting``); or
+    another seat to move (``movers``, its agent in ``agent_of``). Returns the counts (over,
+    again, movers) and the first game past ``max_deals`` deals, or -1."""
+    seat, reward, pending, earned, fresh, deals, waiting, ended = (
+        turns.seat, turns.reward, turns.pending, turns.earned, turns.fresh, turns.deals,
+        turns.waiting, turns.ended)
+    final_truncated, acting = turns.final_truncated, turns.acting
+    terminated, truncated, current_player = s.terminated, s.truncated, s.current_player
+    n = cfg.num_players
+    num_over = num_again = num_movers = 0
+    for i in todo:
+        waiting[i] = False
+        if terminated[i] or truncated[i]:
+            if not fresh[i]:  # the learner's game ended: its results, then a new one
+                reward[i] += earned[i]
+                ended[i] = True
+                final_truncated[i] = truncated[i]
+                fresh[i] = True
+                over[num_over] = i
+                num_over += 1
+            if deals[i] >= max_deals:
+                return num_over, num_again, num_movers, i
+            deals[i] += 1
+            earned[i] = 0.0
+            again[num_again] = i
+            num_again += 1
+            continue
+        p = current_player[i]
+        agent = LEARNER_AGENT if p == seat[i] else opponents[(p - seat[i]) % n - 1]
+        if agent == LEARNER_AGENT:
+            acting[i] = p
+            if fresh[i]:
+                pending[i] = earned[i]
+            else:
+                reward[i] += earned[i]
+            continue
+        if agent == EXTERNAL_AGENT:
+            waiting[i] = True
+            continue
+        movers[num_movers] = i
+        agent_of[num_movers] = agent
+        num_movers += 1
+    return num_over, num_again, num_movers, -1
+
+
 def turn_moves(s, cfg, rows, actions, kind, rngs, rng_of, learner_seat, opponents, encoding,
                turns, max_deals):  # pragma: no cover - compiled
     """One part of a turn in each game of ``rows``, then the other seats' moves until each
@@ -213,33 +293,11 @@ def turn_moves(s, cfg, rows, actions, kind, rngs, rng_of, learner_seat, opponent
     seat is; ``acting`` gets the seat each learner is to act in. ``turns``: the per-game
     bookkeeping above (core.batched.TurnArrays). The first game where the learner got no
     move in ``max_deals`` deals, or -1."""
-    seat, reward, pending, earned, fresh, deals, waiting, ended = (
-        turns.seat, turns.reward, turns.pending, turns.earned, turns.fresh, turns.deals,
-        turns.waiting, turns.ended)
-    final_obs, final_payoff, final_score, final_truncated, acting = (
-        turns.final_obs, turns.final_payoff, turns.final_score, turns.final_truncated,
-        turns.acting)
-    terminated, truncated, current_player, rewards = (s.terminated, s.truncated,
-                                                      s.current_player, s.rewards)
     n = cfg.num_players
     k = len(rows)
-    if kind == EXTERNAL_MOVE:
-        _play(STEP, s, cfg, rows, actions, rngs, rng_of)
-        for i in rows:
-            earned[i] += rewards[i, seat[i]]
-    else:
-        for i in rows:
-            ended[i] = False
-            earned[i] = 0.0
-            fresh[i] = kind == NEW_GAME
-            deals[i] = 1 if kind == NEW_GAME else 0
-        if kind == NEW_GAME:
-            _new_games(DEAL, s, cfg, rows, rngs, rng_of, seat, learner_seat)
-        else:  # gym_env.step: the learner's move pays after what waited since the deal
-            _play(STEP, s, cfg, rows, actions, rngs, rng_of)
-            for i in rows:
-                reward[i] = pending[i] + rewards[i, seat[i]]
-                pending[i] = 0.0
+    seat, earned, rewards = turns.seat, turns.earned, s.rewards
+    final_obs, final_payoff, final_score = turns.final_obs, turns.final_payoff, turns.final_score
+    _begin(STEP, DEAL, s, cfg, rows, actions, kind, rngs, rng_of, learner_seat, turns)
     todo = rows.copy()
     over = np.empty(k, np.int64)
     again = np.empty(k, np.int64)
@@ -253,52 +311,22 @@ def turn_moves(s, cfg, rows, actions, kind, rngs, rng_of, learner_seat, opponent
     picked = np.empty(k, np.int64)
     group = np.empty(k, np.int64)
     while len(todo):
-        num_over = num_again = num_movers = 0
-        for i in todo:
-            waiting[i] = False
-            if terminated[i] or truncated[i]:
-                if not fresh[i]:  # the learner's game ended: its results, then a new one
-                    reward[i] += earned[i]
-                    ended[i] = True
-                    final_truncated[i] = truncated[i]
-                    fresh[i] = True
-                    over[num_over] = i
-                    num_over += 1
-                if deals[i] >= max_deals:
-                    return i
-                deals[i] += 1
-                earned[i] = 0.0
-                again[num_again] = i
-                num_again += 1
-                continue
-            p = current_player[i]
-            agent = LEARNER_AGENT if p == seat[i] else opponents[(p - seat[i]) % n - 1]
-            if agent == LEARNER_AGENT:
-                acting[i] = p
-                if fresh[i]:
-                    pending[i] = earned[i]
-                else:
-                    reward[i] += earned[i]
-                continue
-            if agent == EXTERNAL_AGENT:
-                waiting[i] = True
-                continue
-            movers[num_movers] = i
-            agent_of[num_movers] = agent
-            num_movers += 1
+        num_over, num_again, num_movers, failed = _sort_games(
+            s, cfg, todo, opponents, turns, max_deals, over, again, movers, agent_of)
+        if failed >= 0:
+            return failed
         if num_over:
             ended_rows = over[:num_over]
             for r in range(num_over):
                 seats[r] = seat[ended_rows[r]]
             _final(OBSERVE, RESULT, s, cfg, ended_rows, seats[:num_over], encoding,
-                   final_obs, payoffs[:num_over], scores[:num_over], final_payoff,
-                   final_score)
+                   final_obs, payoffs[:num_over], scores[:num_over], final_payoff, final_score)
         if num_again:
             _new_games(DEAL, s, cfg, again[:num_again], rngs, rng_of, seat, learner_seat)
-        if num_movers:
+        if num_movers:  # one move in each, one call of ACT per agent among them
             mover_rows = movers[:num_movers]
             done_agents = 0
-            while done_agents < num_movers:  # one call per agent among the movers
+            while done_agents < num_movers:
                 agent = -2
                 size = 0
                 for r in range(num_movers):

@@ -161,20 +161,7 @@ class BatchedPIMC:
             if base.shape != (n,) or not np.issubdtype(base.dtype, np.integer):
                 raise ValueError(f"base must be {n} integer actions, one per view; got "
                                  f"{base.dtype} of shape {base.shape}")
-        cands = []
-        for i, view in enumerate(views):
-            if not view.legal.any():
-                raise ValueError(f"views[{i}]: seat {view.player} is not to act in this view: "
-                                 "nothing to search")
-            actions = (list(self.candidates(view)) if self.candidates is not None
-                       else np.flatnonzero(view.legal).tolist())
-            if base is not None and int(base[i]) not in actions:
-                actions.append(int(base[i]))
-            bad = [a for a in actions if not (0 <= a < num_actions and view.legal[a])]
-            if bad or not actions:
-                raise ValueError(f"views[{i}]: the candidate {bad[0] if bad else None} is not a "
-                                 f"legal action; legal: {np.flatnonzero(view.legal).tolist()}")
-            cands.append(actions)
+        cands = self._candidates(views, base)
         values = np.full((n, num_actions), np.nan)
         chosen = np.array([c[0] for c in cands], np.int64)
         todo = [i for i in range(n) if len(cands[i]) > 1]  # one candidate: nothing to compare
@@ -225,6 +212,27 @@ class BatchedPIMC:
                     best = at
             chosen[i] = cands[i][best]
         return chosen, values
+
+    def _candidates(self, views: list[View], base: np.ndarray | None) -> list[list[int]]:
+        """Each view's candidates (the search agent's ``candidates``, else its legal moves),
+        with base[i] added where not among them; ValueError for a view whose seat is not to
+        act or a candidate that is not legal."""
+        num_actions = self.game.num_actions
+        cands = []
+        for i, view in enumerate(views):
+            if not view.legal.any():
+                raise ValueError(f"views[{i}]: seat {view.player} is not to act in this view: "
+                                 "nothing to search")
+            actions = (list(self.candidates(view)) if self.candidates is not None
+                       else np.flatnonzero(view.legal).tolist())
+            if base is not None and int(base[i]) not in actions:
+                actions.append(int(base[i]))
+            bad = [a for a in actions if not (0 <= a < num_actions and view.legal[a])]
+            if bad or not actions:
+                raise ValueError(f"views[{i}]: the candidate {bad[0] if bad else None} is not a "
+                                 f"legal action; legal: {np.flatnonzero(view.legal).tolist()}")
+            cands.append(actions)
+        return cands
 
     def decide(self, views: Sequence[View], rng: np.random.Generator
                ) -> tuple[np.ndarray, np.ndarray]:

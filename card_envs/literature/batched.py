@@ -760,6 +760,24 @@ def _pick(rng, flags, size):  # pragma: no cover - compiled
 
 
 @njit(cache=True)
+def _proven_half(held, p, n, team_size, live):  # pragma: no cover - compiled
+    """The first live half-suit (bit h of ``live``) whose six cards seat p's tables (``held``)
+    place all in its team, or -1."""
+    proven, h = -1, 0
+    while proven < 0 and h < NUM_HALF_SUITS:
+        if live >> h & 1:
+            together = 0
+            for t in range(team_size):
+                q = _wrap(p + 2 * t, n)
+                for pos in range(HALF_SUIT_SIZE):
+                    together |= held[q, h * HALF_SUIT_SIZE + pos] << pos
+            if together == 0x3F:
+                proven = h
+        h += 1
+    return proven
+
+
+@njit(cache=True)
 def act(s, cfg, rows, agent, rngs, rng_of, out):  # pragma: no cover - compiled
     """CautiousAgent (agent 1) or HeuristicAgent (2) for the seat to act in games ``rows``:
     name a claim's holders, declare a proven half-suit, ask, or (no ask legal) claim."""
@@ -801,17 +819,7 @@ def act(s, cfg, rows, agent, rngs, rng_of, out):  # pragma: no cover - compiled
             out[r] = cfg.name_base + choice
             continue
         if not cfg.original:  # a half-suit my tables place wholly in my team: declare it
-            proven = -1
-            for h in range(NUM_HALF_SUITS):
-                if live >> h & 1:
-                    together = 0
-                    for t in range(team_size):
-                        q = _wrap(p + 2 * t, n)
-                        for pos in range(HALF_SUIT_SIZE):
-                            together |= held[q, h * HALF_SUIT_SIZE + pos] << pos
-                    if together == 0x3F:
-                        proven = h
-                        break
+            proven = _proven_half(held, p, n, team_size, live)
             if proven >= 0:
                 out[r] = asks + proven
                 continue

@@ -374,23 +374,11 @@ def _cost(j0, j1, h, loss, reopened):  # pragma: no cover - compiled
 
 
 @njit(cache=True)
-def _plan(hand, n, left, t0, t1, t2, t3, alive0, alive1, held0, held1, need, cfg, memo,
-          moves, homes, first):  # pragma: no cover - compiled
-    """TurnPlanner.options' ``best``: the cheapest plan's cost from position (left, tops).
-    ``memo``: (keys, values, stamps, stamp) of this decision's table (``_slot``);
-    ``moves`` ((9, 32, 4) float) and ``homes`` ((9, 5, 2) uint64): scratch, a row per depth;
-    at the root (every card left) ``first`` gets the plan's first play as (card, pile), or
-    stays (-1, -1) for none."""
-    memo_keys, memo_values, memo_stamp, stamp = memo
-    key = _key(left, t0, t1, t2, t3)
-    row = _slot(memo_keys, memo_stamp, stamp, key)
-    if row >= 0 and memo_stamp[row] == stamp:
-        return memo_values[row]
-    loss = cfg.loss
-    played = n - _bits(left)
-    required = played < need
-    here, h = moves[played], homes[played]
-    _homes(t0, t1, t2, t3, h)
+def _list_moves(hand, n, left, t0, t1, t2, t3, alive0, alive1, held0, held1, h, loss,
+                here):  # pragma: no cover - compiled
+    """TurnPlanner.options' moves from position (left, tops): row m of ``here`` the m-th
+    legal play as (cost, sets up a tens trick with a card held, hand index, pile), ``h`` the
+    position's homes (``_homes``); returns how many."""
     count = 0
     for i in range(n):
         if not (left >> i) & 1:
@@ -426,6 +414,29 @@ def _plan(hand, n, left, t0, t1, t2, t3, alive0, alive1, held0, held1, need, cfg
             here[count, 2] = i
             here[count, 3] = pile
             count += 1
+    return count
+
+
+@njit(cache=True)
+def _plan(hand, n, left, t0, t1, t2, t3, alive0, alive1, held0, held1, need, cfg, memo,
+          moves, homes, first):  # pragma: no cover - compiled
+    """TurnPlanner.options' ``best``: the cheapest plan's cost from position (left, tops).
+    ``memo``: (keys, values, stamps, stamp) of this decision's table (``_slot``);
+    ``moves`` ((9, 32, 4) float) and ``homes`` ((9, 5, 2) uint64): scratch, a row per depth;
+    at the root (every card left) ``first`` gets the plan's first play as (card, pile), or
+    stays (-1, -1) for none."""
+    memo_keys, memo_values, memo_stamp, stamp = memo
+    key = _key(left, t0, t1, t2, t3)
+    row = _slot(memo_keys, memo_stamp, stamp, key)
+    if row >= 0 and memo_stamp[row] == stamp:
+        return memo_values[row]
+    loss = cfg.loss
+    played = n - _bits(left)
+    required = played < need
+    here, h = moves[played], homes[played]
+    _homes(t0, t1, t2, t3, h)
+    count = _list_moves(hand, n, left, t0, t1, t2, t3, alive0, alive1, held0, held1, h, loss,
+                        here)
     if required:
         result = STUCK
         cheapest = np.inf

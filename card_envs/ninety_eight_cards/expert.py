@@ -162,8 +162,7 @@ class TurnPlanner:
         play's own cost.
         """
         n = len(hand)
-        bonus, margin, extras = self.extra_bonus, self.margin, self.extras
-        _, loss1, loss2, loss3, loss4 = self.loss
+        bonus, margin, extras, loss = self.extra_bonus, self.margin, self.extras, self.loss
         memo: dict[tuple, tuple[float, list[tuple[int, int, float]]]] = {}
         root: list[tuple[float, list[tuple[int, int, float]]]] = []
         held = 0
@@ -176,51 +175,7 @@ class TurnPlanner:
             if found is not None:
                 return found
             required = n - left.bit_count() < need
-            h0, h1, h2, h3, h4 = home_masks(tops)
-            moves = []
-            for i in range(n):
-                if not left >> i & 1:
-                    continue
-                card = hand[i]
-                rest = alive & ~(1 << card)
-                for pile in range(4):
-                    top = tops[pile]
-                    if pile & 1 and top == tops[pile - 1]:
-                        continue  # the same move as on the twin pile
-                    if pile < 2:
-                        if card > top:
-                            jumped = rest & ((1 << card) - (2 << top))
-                            setup = held >> (card - 10) & 1 if card > 11 else 0
-                        elif card == top - 10:
-                            jumped = -(rest & ((1 << top) - (2 << card)))
-                            setup = 0
-                        else:
-                            continue
-                    else:
-                        if card < top:
-                            jumped = rest & ((1 << top) - (2 << card))
-                            setup = held >> (card + 10) & 1 if card < 90 else 0
-                        elif card == top + 10:
-                            jumped = -(rest & ((1 << card) - (2 << top)))
-                            setup = 0
-                        else:
-                            continue
-                    if jumped >= 0:  # cards jumped over lose a home each
-                        cost = (
-                            loss1 * (jumped & h1).bit_count()
-                            + loss2 * (jumped & h2).bit_count()
-                            + loss3 * (jumped & h3).bit_count()
-                            + loss4 * (jumped & h4).bit_count()
-                        )
-                    else:  # a tens trick gives the cards between back a home each
-                        jumped = -jumped
-                        cost = -(
-                            loss1 * (jumped & h0).bit_count()
-                            + loss2 * (jumped & h1).bit_count()
-                            + loss3 * (jumped & h2).bit_count()
-                            + loss4 * (jumped & h3).bit_count()
-                        )
-                    moves.append((cost, setup, i, card, pile, rest))
+            moves = _moves(hand, left, tops, alive, held, loss)
             if required:
                 result: tuple[float, list] = (STUCK, [])
                 if moves:
@@ -247,21 +202,90 @@ class TurnPlanner:
         best(full, tuple(tops), alive, held)
         if count == 1 or not root:
             return [memo[(full, tuple(tops))]]
-        found = {}
-        for total, plays in root:
-            if not shorter:
-                found[tuple(plays[:1])] = (total, plays)
-                continue
-            for length in range(max(need, 1), len(plays) + 1):
-                prefix = plays[:length]
-                key = tuple((card, pile) for card, pile, _ in prefix)
-                if key not in found:
-                    found[key] = (sum(step for _, _, step in prefix), prefix)
-        if need == 0 and shorter:
-            found[()] = (0.0, [])
+        found = _distinct(root, need, shorter)
         if not found:  # no plan meets the minimum
             return [memo[(full, tuple(tops))]]
         return sorted(found.values(), key=lambda option: option[0])[:count]
+
+
+def _moves(
+    hand: list[int], left: int, tops: tuple[int, ...], alive: int, held: int,
+    loss: tuple[float, ...],
+) -> list[tuple[float, int, int, int, int, int]]:
+    """TurnPlanner.options' moves: each legal play of a card ``left`` (bit i: hand[i]) on the
+    piles ``tops`` as ``(cost, setup, i, card, pile, rest)``. ``cost``: what the cards still
+    to come (``alive``) that it jumps over lose (``loss`` by their homes), or minus what a tens
+    trick gives back to those it reopens; ``setup``: it sets up a tens trick with a card
+    ``held``; ``rest``: ``alive`` without the card. A play on the twin of a pile with the
+    same top is left out (the same move)."""
+    _, loss1, loss2, loss3, loss4 = loss
+    h0, h1, h2, h3, h4 = home_masks(tops)
+    moves = []
+    for i in range(len(hand)):
+        if not left >> i & 1:
+            continue
+        card = hand[i]
+        rest = alive & ~(1 << card)
+        for pile in range(4):
+            top = tops[pile]
+            if pile & 1 and top == tops[pile - 1]:
+                continue  # the same move as on the twin pile
+            if pile < 2:
+                if card > top:
+                    jumped = rest & ((1 << card) - (2 << top))
+                    setup = held >> (card - 10) & 1 if card > 11 else 0
+                elif card == top - 10:
+                    jumped = -(rest & ((1 << top) - (2 << card)))
+                    setup = 0
+                else:
+                    continue
+            else:
+                if card < top:
+                    jumped = rest & ((1 << top) - (2 << card))
+                    setup = held >> (card + 10) & 1 if card < 90 else 0
+                elif card == top + 10:
+                    jumped = -(rest & ((1 << card) - (2 << top)))
+                    setup = 0
+                else:
+                    continue
+            if jumped >= 0:  # cards jumped over lose a home each
+                cost = (
+                    loss1 * (jumped & h1).bit_count()
+                    + loss2 * (jumped & h2).bit_count()
+                    + loss3 * (jumped & h3).bit_count()
+                    + loss4 * (jumped & h4).bit_count()
+                )
+            else:  # a tens trick gives the cards between back a home each
+                jumped = -jumped
+                cost = -(
+                    loss1 * (jumped & h0).bit_count()
+                    + loss2 * (jumped & h1).bit_count()
+                    + loss3 * (jumped & h2).bit_count()
+                    + loss4 * (jumped & h3).bit_count()
+                )
+            moves.append((cost, setup, i, card, pile, rest))
+    return moves
+
+
+def _distinct(
+    root: list[tuple[float, list[tuple[int, int, float]]]], need: int, shorter: bool
+) -> dict[tuple, tuple[float, list[tuple[int, int, float]]]]:
+    """TurnPlanner.options' options from the root's plans (``root``: one per first play):
+    each plan by its first play, or (``shorter``) each of its forms that meets the minimum
+    ``need`` (and none at all when nothing is needed) by its plays, the first found kept."""
+    found = {}
+    for total, plays in root:
+        if not shorter:
+            found[tuple(plays[:1])] = (total, plays)
+            continue
+        for length in range(max(need, 1), len(plays) + 1):
+            prefix = plays[:length]
+            key = tuple((card, pile) for card, pile, _ in prefix)
+            if key not in found:
+                found[key] = (sum(step for _, _, step in prefix), prefix)
+    if need == 0 and shorter:
+        found[()] = (0.0, [])
+    return found
 
 
 def longest_run(hand: list[int], tops: list[int]) -> list[tuple[int, int]]:

@@ -183,14 +183,16 @@ def _hand(n, p):  # pragma: no cover - compiled
 
 
 # --- the rules of one game ---------------------------------------------------------------------
-@njit(cache=True)
+# The pile's steps are inlined into the steps of a move below: a call from those, which may
+# fail, would keep numba counting references to their arrays.
+@njit(cache=True, inline="always")
 def _clear_pile(f, i, n):  # pragma: no cover - compiled
     pile = _pile(n)
     for r in range(NUM_RANKS + RUN_AT - PILE_SIZE_AT + 1):  # counts, size, top, run
         f[i, pile + r] = 0
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _burn(f, i, n):  # pragma: no cover - compiled
     """The whole pile leaves the game."""
     pile = _pile(n)
@@ -199,7 +201,7 @@ def _burn(f, i, n):  # pragma: no cover - compiled
     _clear_pile(f, i, n)
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _place(f, i, n, rank, count):  # pragma: no cover - compiled
     """Palace._place: ``count`` cards of ``rank`` on the pile; a 10 or a fourth in a row burns
     it (returns whether it burned)."""
@@ -222,7 +224,7 @@ def _place(f, i, n, rank, count):  # pragma: no cover - compiled
     return False
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _take_into_hand(f, i, n, p, count):  # pragma: no cover - compiled
     """The pile (per rank, ``count`` cards) into p's hand in full view of everyone."""
     pile, hand, known = _pile(n), _hand(n, p), p * SEAT_WIDTH + KNOWN_AT
@@ -304,6 +306,143 @@ def _lowest_first(f, face_up_size, i, n, p):  # pragma: no cover - compiled
     return BLIND
 
 
+# The steps of a move, for _play, which calls them per move (in rollouts too). Each uses every
+# array it takes on every path through it (the pile's steps inlined), so that numba's reference
+# counting of those arrays drops out: a count kept costs more than the step (_swap, of the swap
+# phase only, keeps its counts).
+@njit(cache=True)
+def _swap(f, face_up_size, player, steps, rewards, i, n, p, action, max_steps,
+          shaped):  # pragma: no cover - compiled
+    """Palace._swap in game i: seat p gives a hand card for a face-up one (in full view), or
+    is done swapping (the next seat swaps, or play starts at seat 0); the payoffs at the
+    step cap."""
+    seat, hand = p * SEAT_WIDTH, _hand(n, p)
+    if action == SWAP_DONE:
+        if p + 1 < n:
+            player[i] = p + 1
+        else:
+            f[i, _pile(n) + SWAPPING_AT] = 0
+            player[i] = 0
+    else:
+        given, taken = divmod(action - SWAP_BASE, NUM_RANKS)
+        f[i, hand + given] -= 1
+        f[i, hand + taken] += 1
+        f[i, seat + FACE_UP_AT + taken] -= 1
+        f[i, seat + FACE_UP_AT + given] += 1
+        f[i, seat + KNOWN_AT + taken] += 1  # everyone saw it go into the hand
+        f[i, seat + KNOWN_AT + given] = max(0, f[i, seat + KNOWN_AT + given] - 1)
+    if steps[i] + 1 >= max_steps:
+        _result_payoffs(f, face_up_size, i, n, -1, True, rewards, i)
+        if shaped:
+            rewards[i, player[i]] += 0.0
+            _stalemate(f, i, n, rewards)
+
+
+@njit(cache=True)
+def _from_face_up(f, face_up_size, i, n, p, rank):  # pragma: no cover - compiled
+    """Seat p plays its face-up card of ``rank``: whether it burned the pile."""
+    f[i, p * SEAT_WIDTH + FACE_UP_AT + rank] -= 1
+    face_up_size[i, p] -= 1
+    return _place(f, i, n, rank, 1)
+
+
+@njit(cache=True)
+def _blind(f, face_down, i, n, p, u):  # pragma: no cover - compiled
+    """Seat p turns up the face-down card at place int(u * size) (u: the generator's draw in
+    [0, 1)): played if it may be, else taken into the hand with the pile. The play's (kind,
+    rank, count, burned, shaped bonus)."""
+    pile, seat = _pile(n), p * SEAT_WIDTH
+    top = f[i, pile + TOP_AT] - 1
+    size = f[i, seat + FACE_DOWN_AT]
+    at = int(u * size)
+    rank = face_down[i, p, at]
+    for k in range(at, size - 1):
+        face_down[i, p, k] = face_down[i, p, k + 1]
+    f[i, seat + FACE_DOWN_AT] = size - 1
+    if _PLAYABLE[top + 1, rank]:
+        return BLIND_PLAY, rank, 1, _place(f, i, n, rank, 1), 10.0
+    count = f[i, pile + PILE_SIZE_AT] + 1
+    f[i, pile + rank] += 1
+    _take_into_hand(f, i, n, p, count)
+    return BLIND_FAIL, rank, count, False, -5.0
+
+
+@njit(cache=True)
+def _pick_up(f, i, n, p, shaped):  # pragma: no cover - compiled
+    """Seat p picks up the pile; a run of 3s on top leaves the game. (count, shaped bonus)."""
+    pile = _pile(n)
+    count = np.int64(f[i, pile + PILE_SIZE_AT])
+    if f[i, pile + TOP_AT] - 1 == THREE:
+        run = f[i, pile + RUN_AT]
+        count -= run
+        f[i, pile + THREE] -= run
+        f[i, pile + OUT_CARDS_AT + THREE] += run
+    bonus = -_pickup_penalty(f, i, n, count) if shaped else 0.0
+    _take_into_hand(f, i, n, p, count)
+    return count, bonus
+
+
+@njit(cache=True)
+def _log_play(f, head, i, n, p, kind, rank, count, burned):  # pragma: no cover - compiled
+    """Seat p's play (its kind, rank, count and whether it burned) as the newest row of game
+    i's history ring."""
+    head[i] = (head[i] + 1) % (n + 1)
+    row = _history(n) + head[i] * ROW_WIDTH
+    placed = kind == FROM_HAND or kind == FROM_FACE_UP or kind == BLIND_PLAY
+    f[i, row + ROW_SEAT] = p + 1
+    f[i, row + ROW_KIND] = kind + 1
+    f[i, row + ROW_RANK] = rank + 1
+    f[i, row + ROW_PLACED] = count if placed else 0
+    f[i, row + ROW_TAKEN] = 0 if placed else count
+    f[i, row + ROW_BURNED] = burned
+
+
+@njit(cache=True)
+def _refill(f, draw, i, n, p):  # pragma: no cover - compiled
+    """Seat p, short of HAND_TARGET cards in hand, draws up to it while the draw pile (not
+    empty) lasts."""
+    pile, seat, hand = _pile(n), p * SEAT_WIDTH, _hand(n, p)
+    left = f[i, pile + DRAW_AT]
+    take = min(HAND_TARGET - f[i, seat + HAND_SIZE_AT], left)
+    for _ in range(take):
+        left -= 1
+        f[i, hand + draw[i, left]] += 1
+    f[i, seat + HAND_SIZE_AT] += take
+    f[i, pile + DRAW_AT] = left
+
+
+@njit(cache=True)
+def _go_out(f, finished, num_out, i, n, p):  # pragma: no cover - compiled
+    """Seat p, holding no card, goes out (the next place in ``finished``): whether it left
+    one seat in (which then lost)."""
+    f[i, p * SEAT_WIDTH + OUT_AT] = 1
+    finished[i, num_out[i]] = p
+    num_out[i] += 1
+    return num_out[i] == n - 1
+
+
+@njit(cache=True)
+def _seat_in(f, i, n, q):  # pragma: no cover - compiled
+    """The first seat from q on (round the table) still in."""
+    while f[i, q * SEAT_WIDTH + OUT_AT]:
+        q = (q + 1) % n
+    return q
+
+
+@njit(cache=True)
+def _rollout_end(beyond_cap, me_out, over, cut):  # pragma: no cover - compiled
+    """HeuristicAgent._rollout's checks after a move: whether the rollout stops, and its
+    outcome (0.0 past the cap of moves, 1.0 seat ``me`` out, -1.0 the game over, 0.0 at the
+    step cap)."""
+    if beyond_cap:
+        return True, 0.0
+    if me_out:
+        return True, 1.0
+    if over or cut:
+        return True, -1.0 if over else 0.0
+    return False, 0.0
+
+
 @njit(cache=True)
 def _play(s, cfg, slots, actions, rngs, rng_of, me, cap):  # pragma: no cover - compiled
     """Palace._apply of actions[r] in each game slots[r]: the play, its history row, the
@@ -314,12 +453,11 @@ def _play(s, cfg, slots, actions, rngs, rng_of, me, cap):  # pragma: no cover - 
     until seat ``me`` is out (returns 1.0), the game ends (-1.0; 0.0 at the step cap) or
     ``cap`` more moves were made (0.0)."""
     n = cfg.num_players
-    f, face_up_size, face_down, draw = s.facts, s.face_up_size, s.face_down, s.draw
-    finished, num_out, head = s.finished, s.num_out, s.head
+    f, face_up_size, face_down, draw, head = s.facts, s.face_up_size, s.face_down, s.draw, s.head
+    finished, num_out, loser = s.finished, s.num_out, s.loser
     player, over, cut, steps, rewards = (s.current_player, s.terminated, s.truncated, s.steps,
                                          s.rewards)
-    pile, history, rows = _pile(n), _history(n), n + 1
-    shaped, max_steps = cfg.shaped, cfg.max_steps
+    pile, shaped, max_steps = _pile(n), cfg.shaped, cfg.max_steps
     outcome = 0.0
     for r in range(len(slots)):
         i = slots[r]
@@ -327,33 +465,14 @@ def _play(s, cfg, slots, actions, rngs, rng_of, me, cap):  # pragma: no cover - 
         moves = 0
         while True:
             p = player[i]
-            seat, hand = p * SEAT_WIDTH, _hand(n, p)
-            if action >= SWAP_BASE:  # Palace._swap
-                if action == SWAP_DONE:
-                    if p + 1 < n:
-                        player[i] = p + 1
-                    else:
-                        f[i, pile + SWAPPING_AT] = 0
-                        player[i] = 0
-                else:
-                    given, taken = divmod(action - SWAP_BASE, NUM_RANKS)
-                    f[i, hand + given] -= 1
-                    f[i, hand + taken] += 1
-                    f[i, seat + FACE_UP_AT + taken] -= 1
-                    f[i, seat + FACE_UP_AT + given] += 1
-                    f[i, seat + KNOWN_AT + taken] += 1  # everyone saw it go into the hand
-                    f[i, seat + KNOWN_AT + given] = max(0, f[i, seat + KNOWN_AT + given] - 1)
-                if steps[i] + 1 >= max_steps:
-                    _result_payoffs(f, face_up_size, i, n, -1, True, rewards, i)
-                    if shaped:
-                        rewards[i, player[i]] += 0.0
-                        _stalemate(f, i, n, rewards)
+            seat = p * SEAT_WIDTH
+            if action >= SWAP_BASE:
+                _swap(f, face_up_size, player, steps, rewards, i, n, p, action, max_steps, shaped)
             else:
-                top = f[i, pile + TOP_AT] - 1
-                if action < FACE_UP_BASE:  # from the hand
+                if action < FACE_UP_BASE:  # from the hand (the commonest play: kept here)
                     kind = FROM_HAND
                     rank, count = action % NUM_RANKS, action // NUM_RANKS + 1
-                    f[i, hand + rank] -= count
+                    f[i, _hand(n, p) + rank] -= count
                     f[i, seat + HAND_SIZE_AT] -= count
                     known = f[i, seat + KNOWN_AT + rank]
                     if known:  # those played may have been unknown ones: the rest is certain
@@ -361,76 +480,28 @@ def _play(s, cfg, slots, actions, rngs, rng_of, me, cap):  # pragma: no cover - 
                     burned = _place(f, i, n, rank, count)
                     bonus = _HAND_BONUS[count]
                 elif action < BLIND:  # a face-up card
-                    kind, rank, count = FROM_FACE_UP, action - FACE_UP_BASE, 1
-                    f[i, seat + FACE_UP_AT + rank] -= 1
-                    face_up_size[i, p] -= 1
-                    burned = _place(f, i, n, rank, 1)
-                    bonus = 5.0
-                elif action == BLIND:  # a random face-down card: played if it may be, else
-                    size = f[i, seat + FACE_DOWN_AT]  # taken into the hand with the pile
-                    at = int(rngs[rng_of[i]].random() * size)
-                    rank = face_down[i, p, at]
-                    for k in range(at, size - 1):
-                        face_down[i, p, k] = face_down[i, p, k + 1]
-                    f[i, seat + FACE_DOWN_AT] = size - 1
-                    if _PLAYABLE[top + 1, rank]:
-                        kind, count, bonus = BLIND_PLAY, 1, 10.0
-                        burned = _place(f, i, n, rank, 1)
-                    else:
-                        kind, burned, bonus = BLIND_FAIL, False, -5.0
-                        count = f[i, pile + PILE_SIZE_AT] + 1
-                        f[i, pile + rank] += 1
-                        _take_into_hand(f, i, n, p, count)
-                else:  # pick up the pile; a run of 3s on top leaves the game
+                    kind, rank, count, bonus = FROM_FACE_UP, action - FACE_UP_BASE, 1, 5.0
+                    burned = _from_face_up(f, face_up_size, i, n, p, rank)
+                elif action == BLIND:  # a random face-down card
+                    u = rngs[rng_of[i]].random()
+                    kind, rank, count, burned, bonus = _blind(f, face_down, i, n, p, u)
+                else:  # the pile picked up
                     kind, rank, burned = PICKED_UP, -1, False
-                    count = np.int64(f[i, pile + PILE_SIZE_AT])
-                    if top == THREE:
-                        run = f[i, pile + RUN_AT]
-                        count -= run
-                        f[i, pile + THREE] -= run
-                        f[i, pile + OUT_CARDS_AT + THREE] += run
-                    bonus = -_pickup_penalty(f, i, n, count) if shaped else 0.0
-                    _take_into_hand(f, i, n, p, count)
-                # the play's row in the history ring
-                head[i] = (head[i] + 1) % rows
-                row = history + head[i] * ROW_WIDTH
-                placed = kind == FROM_HAND or kind == FROM_FACE_UP or kind == BLIND_PLAY
-                f[i, row + ROW_SEAT] = p + 1
-                f[i, row + ROW_KIND] = kind + 1
-                f[i, row + ROW_RANK] = rank + 1
-                f[i, row + ROW_PLACED] = count if placed else 0
-                f[i, row + ROW_TAKEN] = 0 if placed else count
-                f[i, row + ROW_BURNED] = burned
-                # refill from the draw pile while it lasts
-                left = f[i, pile + DRAW_AT]
-                if left and f[i, seat + HAND_SIZE_AT] < HAND_TARGET:
-                    take = min(HAND_TARGET - f[i, seat + HAND_SIZE_AT], left)
-                    for _ in range(take):
-                        left -= 1
-                        f[i, hand + draw[i, left]] += 1
-                    f[i, seat + HAND_SIZE_AT] += take
-                    f[i, pile + DRAW_AT] = left
+                    count, bonus = _pick_up(f, i, n, p, shaped)
+                _log_play(f, head, i, n, p, kind, rank, count, burned)
+                if f[i, pile + DRAW_AT] and f[i, seat + HAND_SIZE_AT] < HAND_TARGET:
+                    _refill(f, draw, i, n, p)
                 went_out = (f[i, seat + HAND_SIZE_AT] == 0 and face_up_size[i, p] == 0
                             and f[i, seat + FACE_DOWN_AT] == 0)
-                if went_out:
-                    f[i, seat + OUT_AT] = 1
-                    finished[i, num_out[i]] = p
-                    num_out[i] += 1
-                    if num_out[i] == n - 1:
-                        q = 0
-                        while f[i, q * SEAT_WIDTH + OUT_AT]:
-                            q += 1
-                        s.loser[i] = q
-                        over[i] = True
+                if went_out and _go_out(f, finished, num_out, i, n, p):
+                    loser[i] = _seat_in(f, i, n, 0)
+                    over[i] = True
                 # a burner acts again; otherwise (or if it went out) the next seat still in
                 if (went_out or not burned) and not over[i]:
-                    q = (p + 1) % n
-                    while f[i, q * SEAT_WIDTH + OUT_AT]:
-                        q = (q + 1) % n
-                    player[i] = q
+                    player[i] = _seat_in(f, i, n, (p + 1) % n)
                 capped = not over[i] and steps[i] + 1 >= max_steps
                 if over[i] or capped:
-                    _result_payoffs(f, face_up_size, i, n, s.loser[i], capped, rewards, i)
+                    _result_payoffs(f, face_up_size, i, n, loser[i], capped, rewards, i)
                 if shaped:  # Palace._shaped_rewards
                     rewards[i, p] += bonus
                     if went_out:
@@ -444,14 +515,9 @@ def _play(s, cfg, slots, actions, rngs, rng_of, me, cap):  # pragma: no cover - 
             if not over[i] and steps[i] >= max_steps:
                 cut[i] = True
             moves += 1
-            if moves > cap:
-                outcome = 0.0
-                break
-            if f[i, me * SEAT_WIDTH + OUT_AT]:
-                outcome = 1.0
-                break
-            if over[i] or cut[i]:
-                outcome = -1.0 if over[i] else 0.0
+            stop, outcome = _rollout_end(moves > cap, f[i, me * SEAT_WIDTH + OUT_AT] != 0,
+                                         over[i], cut[i])
+            if stop:
                 break
             action = _lowest_first(f, face_up_size, i, n, player[i])
     return outcome

@@ -348,6 +348,26 @@ def deal(s, cfg, slots, rngs, rng_of):  # pragma: no cover - compiled
 
 
 @njit(cache=True)
+def _pay(terminated, rewards, pending, has_pending, shaped, n, slots, showdown,
+         paid):  # pragma: no cover - compiled
+    """The rewards of each match slots[r]'s step: the pending ones of the last deal first, then
+    what its showdown paid (the next row of ``paid`` where showdown[r]: shaped rewards, or the
+    payoffs at the match's end)."""
+    t = 0
+    for r in range(len(slots)):
+        i = slots[r]
+        has = showdown[r] and (shaped or terminated[i])
+        if has_pending[i]:  # rounds settled at the last deal are paid now, first
+            for q in range(n):
+                rewards[i, q] = pending[i, q] + paid[t, q] if has else pending[i, q]
+            has_pending[i] = False
+        elif has:
+            for q in range(n):
+                rewards[i, q] = paid[t, q]
+        t += showdown[r]
+
+
+@njit(cache=True)
 def step(s, cfg, slots, actions, rngs, rng_of):  # pragma: no cover - compiled
     """ThirtyOne._apply: draw, take or knock; or place the card and end the turn (a reshuffle
     of an empty deck; a showdown and the next deal when the round ends). The rewards: the
@@ -423,25 +443,228 @@ def step(s, cfg, slots, actions, rngs, rng_of):  # pragma: no cover - compiled
     paid = np.zeros((len(rows), n))
     if len(rows):
         _showdowns(s, cfg, slots[rows], rngs, rng_of, paid)
-    t = 0
-    for r in range(k):
-        i = slots[r]
-        has = showdown[r] and (cfg.shaped or terminated[i])
-        if has_pending[i]:  # rounds settled at the last deal are paid now, first
-            for q in range(n):
-                rewards[i, q] = pending[i, q] + paid[t, q] if has else pending[i, q]
-            has_pending[i] = False
-        elif has:
-            for q in range(n):
-                rewards[i, q] = paid[t, q]
-        t += showdown[r]
+    _pay(terminated, rewards, pending, has_pending, cfg.shaped, n, slots, showdown, paid)
     _update_masks(s, slots)
+
+
+# The encoders' sections, inlined into each encoder's loop over the rows (observe's own for
+# DefaultEncoder, _observe_original's). A section uses every array it takes on every path through
+# it: numba then drops the counting of references to those arrays, which would cost some 10 ns an
+# array and row (as would a call per row, not inlined).
+@njit(cache=True, inline="always")
+def _places(lives, i, me, n, places):  # pragma: no cover - compiled
+    """places[q]: seat q's place from ``me`` in match ``i`` (0 me, k the k-th next seat still
+    in, -1 out); returns how many other seats are in."""
+    count = 0
+    places[me] = 0
+    for d in range(1, n):
+        q = (me + d) % n
+        if lives[i, q] > 0:
+            count += 1
+            places[q] = count
+        else:
+            places[q] = -1
+    return count
+
+
+@njit(cache=True, inline="always")
+def _default_own(discard_values, in_discard, i, a, b, c, drawn_v, top, seen, out,
+                 r):  # pragma: no cover - compiled
+    """DefaultEncoder's own part of row r: the hand, the top and the drawn card, the hand's
+    value per suit, the discard pile; ``seen`` gets the value per suit of the cards seen so
+    far."""
+    # the card tables have a row of 0s at 52, which card -1 reads as (-1) % 53
+    ha, hb, hc = a % 53, b % 53, c % 53
+    td, tt = drawn_v % 53, top % 53
+    for suit in range(4):
+        out[r, suit] = CARD_11[ha, suit]
+        out[r, 4 + suit] = CARD_11[hb, suit]
+        out[r, 8 + suit] = CARD_11[hc, suit]
+        out[r, 12 + suit] = CARD_11[tt, suit]
+        out[r, 16 + suit] = CARD_11[td, suit]
+        out[r, 20 + suit] = (CARD_31[ha, suit] + CARD_31[hb, suit]) + CARD_31[hc, suit]
+        seen[suit] = (discard_values[i, suit] + CARD_VALUE[td, suit]
+                      + CARD_VALUE[ha, suit] + CARD_VALUE[hb, suit]
+                      + CARD_VALUE[hc, suit])
+    for j in range(C):
+        out[r, 28 + j] = in_discard[i, j]
+
+
+@njit(cache=True, inline="always")
+def _default_scores(codes, a, b, c, card, out, r):  # pragma: no cover - compiled
+    """DefaultEncoder's scores in row r: of the hand (a, b, c) with ``card`` (the drawn, else
+    the top card; -1 none) in each slot, and of the hand."""
+    if card >= 0:
+        out[r, 25] = SCORE_31_F32[_code(codes, card, b, c)]
+        out[r, 26] = SCORE_31_F32[_code(codes, a, card, c)]
+        out[r, 27] = SCORE_31_F32[_code(codes, a, b, card)]
+    out[r, 24] = SCORE_31_F32[_code(codes, a, b, c)]
+
+
+@njit(cache=True, inline="always")
+def _default_others(shown, i, n, places, acting, taken, seen, acc, out,
+                    r):  # pragma: no cover - compiled
+    """DefaultEncoder's part of row r on the other seats in: the value per suit of the cards
+    known in each one's hand (the card the seat to act took among them), by place; then the
+    unseen value per suit (``seen`` completed)."""
+    for q in range(n):
+        if places[q] <= 0:
+            continue
+        for suit in range(4):
+            acc[suit] = 0.0
+        for k in range(4):
+            card = shown[i, q, k] if k < 3 else (taken if q == acting else -1)
+            card %= 53
+            for suit in range(4):
+                acc[suit] = acc[suit] + CARD_31[card, suit]
+                seen[suit] += CARD_VALUE[card, suit]
+        for suit in range(4):
+            out[r, 84 + 4 * (places[q] - 1) + suit] = acc[suit]
+    for suit in range(4):
+        out[r, 80 + suit] = UNSEEN_F32[seen[suit]]
+
+
+@njit(cache=True, inline="always")
+def _default_seats(lives_f32, lives, i, n, places, knocked, acting, opener, ph, taken, first,
+                   deck_left, turns, inv_turns, out, r):  # pragma: no cover - compiled
+    """DefaultEncoder's seats part of row r, by place (the lives, the knocker, the seat to
+    act, the opener), then the round's (its phase, whether the card to place was taken, the
+    first turn, the deck's size, the turns so far)."""
+    start = 84 + 4 * (n - 1)
+    for q in range(n):
+        if places[q] >= 0:
+            out[r, start + places[q]] = lives_f32[lives[i, q]]
+    at_knocker = places[knocked] if knocked >= 0 else -1
+    at_acting, at_opener = places[acting], places[opener]
+    if at_knocker >= 0:
+        out[r, start + n + at_knocker] = 1.0
+    if at_acting >= 0:
+        out[r, start + 2 * n + at_acting] = 1.0
+    if at_opener >= 0:
+        out[r, start + 3 * n + at_opener] = 1.0
+    start += 4 * n
+    out[r, start] = ph
+    out[r, start + 1] = 1.0 if ph == 1 and taken >= 0 else 0.0
+    out[r, start + 2] = first
+    out[r, start + 3] = deck_left * INV_C
+    out[r, start + 4] = 0.0 if first else min(turns * inv_turns, 1.0)
+
+
+@njit(cache=True, inline="always")
+def _original_ev(discard_values, shown, i, n, places, acting, taken, a, b, c, piled, seen,
+                 ev):  # pragma: no cover - compiled
+    """OriginalEncoder's expected value per suit (source order) of a card not seen: the
+    values left of 95 per suit over the cards not seen (the discard pile, the hand, the cards
+    known in the others' hands and the card taken)."""
+    has_hand = a >= 0
+    unseen = C - piled - (3 if has_hand else 0)
+    taken_known = taken >= 0 and places[acting] >= 0
+    for suit in range(4):
+        seen[suit] = discard_values[i, suit]
+        if has_hand:
+            seen[suit] += CARD_VALUE[a, suit] + CARD_VALUE[b, suit] + CARD_VALUE[c, suit]
+    for q in range(n):
+        if places[q] > 0:
+            for k in range(3):
+                card = shown[i, q, k]
+                if card >= 0:
+                    unseen -= 1
+                    for suit in range(4):
+                        seen[suit] += CARD_VALUE[card, suit]
+    if taken_known:
+        unseen -= 1
+        for suit in range(4):
+            seen[suit] += CARD_VALUE[taken, suit]
+    for suit in range(4):
+        ev[SOURCE_PLACE[suit]] = (95 - seen[suit]) / unseen if unseen > 0 else 0.0
+
+
+@njit(cache=True, inline="always")
+def _knocker_from_opener(lives, i, n, knocked, opener):  # pragma: no cover - compiled
+    """How many seats in the knocker sits after the opener, among those still in; -1.0
+    when no one has knocked (OriginalEncoder's input 22)."""
+    if knocked < 0:
+        return -1.0
+    index_knocker = index_opener = m = 0
+    for q in range(n):
+        if lives[i, q] > 0:
+            if q == knocked:
+                index_knocker = m
+            if q == opener:
+                index_opener = m
+            m += 1
+    return (index_knocker - index_opener) % m
+
+
+@njit(cache=True)
+def _observe_original(s, cfg, rows, seats, out):  # pragma: no cover - compiled
+    """Row r: seat seats[r]'s OriginalEncoder observation of match rows[r] (source 001's
+    SwapNN input for a seat to place its drawn card, else its ActionNN input)."""
+    (current_player, terminated, truncated, hands, shown, discard, discard_size,
+     discard_values, knocker, first_turn, phase, drawn, from_discard, lives, opener) = (
+        s.current_player, s.terminated, s.truncated, s.hands, s.shown, s.discard, s.discard_size,
+        s.discard_values, s.knocker, s.first_turn, s.phase, s.drawn, s.from_discard, s.lives,
+        s.opener)
+    n = cfg.num_players
+    places = np.zeros(n, np.int64)
+    seen = np.zeros(4, np.int64)
+    ev = np.zeros(4)
+    for r in range(len(rows)):
+        i, me = rows[r], seats[r]
+        acting = current_player[i]
+        ph = phase[i]
+        done = terminated[i] or truncated[i]
+        to_act = acting == me and not done
+        drawn_v = drawn[i] if to_act and ph == 1 else -1
+        taken = drawn[i] if ph == 1 and from_discard[i] else -1
+        top = discard[i, discard_size[i] - 1] if discard_size[i] > 0 else -1
+        a, b, c = hands[i, me, 0], hands[i, me, 1], hands[i, me, 2]
+        count = _places(lives, i, me, n, places)
+        for j in range(out.shape[1]):
+            out[r, j] = 0.0
+        _original_ev(discard_values, shown, i, n, places, acting, taken, a, b, c,
+                     discard_size[i], seen, ev)
+        left = right = -1  # the next and the last seat in
+        for q in range(n):
+            if places[q] == 1:
+                left = q
+            if count >= 1 and places[q] == count:
+                right = q
+        if drawn_v >= 0:  # SwapNN: the hand, the next seat's known cards, the drawn card, ev
+            out[r, 0] = 1.0
+            for k in range(3):
+                for suit in range(4):
+                    out[r, 47 + 4 * k + suit] = CARD_SOURCE[hands[i, me, k], suit]
+                    if left >= 0 and shown[i, left, k] >= 0:
+                        out[r, 67 + 4 * k + suit] = CARD_SOURCE[shown[i, left, k], suit]
+            for suit in range(4):
+                out[r, 59 + suit] = CARD_SOURCE[drawn_v, suit]
+                out[r, 63 + suit] = ev[suit]
+            continue
+        # ActionNN: the hand, the top card, ev, the next and the last seat's known cards
+        for k in range(3):
+            for suit in range(4):
+                if a >= 0:
+                    out[r, 1 + 4 * k + suit] = CARD_SOURCE[hands[i, me, k], suit]
+                if left >= 0 and shown[i, left, k] >= 0:
+                    out[r, 23 + 4 * k + suit] = CARD_SOURCE[shown[i, left, k], suit]
+                if right >= 0 and shown[i, right, k] >= 0:
+                    out[r, 35 + 4 * k + suit] = CARD_SOURCE[shown[i, right, k], suit]
+        for suit in range(4):
+            if top >= 0:
+                out[r, 13 + suit] = CARD_SOURCE[top, suit]
+            out[r, 17 + suit] = ev[suit]
+        out[r, 21] = 1.0 if first_turn[i] else 0.0
+        out[r, 22] = _knocker_from_opener(lives, i, n, knocker[i], opener[i])
 
 
 @njit(cache=True)
 def observe(s, cfg, rows, seats, encoding, out):  # pragma: no cover - compiled
     """Row r: seat seats[r]'s observation of match rows[r], DefaultEncoder (0) or
-    OriginalEncoder (1)."""
+    OriginalEncoder (1: ``_observe_original``)."""
+    if encoding != 0:
+        _observe_original(s, cfg, rows, seats, out)
+        return
     (current_player, terminated, truncated, hands, shown, discard, discard_size, in_discard,
      discard_values, knocker, first_turn, phase, drawn, from_discard, round_turns, lives,
      opener, deck_size) = (
@@ -449,11 +672,10 @@ def observe(s, cfg, rows, seats, encoding, out):  # pragma: no cover - compiled
         s.in_discard, s.discard_values, s.knocker, s.first_turn, s.phase, s.drawn, s.from_discard,
         s.round_turns, s.lives, s.opener, s.deck_size)
     n = cfg.num_players
-    codes = cfg.codes
+    codes, lives_f32 = cfg.codes, cfg.lives_f32
     places = np.zeros(n, np.int64)
     seen = np.zeros(4, np.int64)
     acc = np.zeros(4, np.float32)
-    ev = np.zeros(4)
     inv_turns = 1.0 / cfg.max_round_turns
     for r in range(len(rows)):
         i, me = rows[r], seats[r]
@@ -465,140 +687,81 @@ def observe(s, cfg, rows, seats, encoding, out):  # pragma: no cover - compiled
         taken = drawn[i] if ph == 1 and from_discard[i] else -1
         top = discard[i, discard_size[i] - 1] if discard_size[i] > 0 else -1
         a, b, c = hands[i, me, 0], hands[i, me, 1], hands[i, me, 2]
-        has_hand = a >= 0
-        count = 0  # places[q]: q's place from me (0 me, k the k-th next seat in, -1 out)
-        places[me] = 0
-        for d in range(1, n):
-            q = (me + d) % n
-            if lives[i, q] > 0:
-                count += 1
-                places[q] = count
-            else:
-                places[q] = -1
+        _places(lives, i, me, n, places)
         for j in range(out.shape[1]):
             out[r, j] = 0.0
-        if encoding == 0:
-            # the card tables have a row of 0s at 52, which card -1 reads as (-1) % 53
-            ha, hb, hc = a % 53, b % 53, c % 53
-            td, tt = drawn_v % 53, top % 53
-            for suit in range(4):
-                out[r, suit] = CARD_11[ha, suit]
-                out[r, 4 + suit] = CARD_11[hb, suit]
-                out[r, 8 + suit] = CARD_11[hc, suit]
-                out[r, 12 + suit] = CARD_11[tt, suit]
-                out[r, 16 + suit] = CARD_11[td, suit]
-                out[r, 20 + suit] = (CARD_31[ha, suit] + CARD_31[hb, suit]) + CARD_31[hc, suit]
-                seen[suit] = (discard_values[i, suit] + CARD_VALUE[td, suit]
-                              + CARD_VALUE[ha, suit] + CARD_VALUE[hb, suit]
-                              + CARD_VALUE[hc, suit])
-            if has_hand:
-                out[r, 24] = SCORE_31_F32[_code(codes, a, b, c)]
-                card = drawn_v if drawn_v >= 0 else top
-                if card >= 0:
-                    out[r, 25] = SCORE_31_F32[_code(codes, card, b, c)]
-                    out[r, 26] = SCORE_31_F32[_code(codes, a, card, c)]
-                    out[r, 27] = SCORE_31_F32[_code(codes, a, b, card)]
-            for j in range(C):
-                out[r, 28 + j] = in_discard[i, j]
-            for q in range(n):
-                if places[q] <= 0:
-                    continue
-                for suit in range(4):
-                    acc[suit] = 0.0
-                for k in range(4):
-                    card = shown[i, q, k] if k < 3 else (taken if q == acting else -1)
-                    card %= 53
-                    for suit in range(4):
-                        acc[suit] = acc[suit] + CARD_31[card, suit]
-                        seen[suit] += CARD_VALUE[card, suit]
-                for suit in range(4):
-                    out[r, 84 + 4 * (places[q] - 1) + suit] = acc[suit]
-            for suit in range(4):
-                out[r, 80 + suit] = UNSEEN_F32[seen[suit]]
-            start = 84 + 4 * (n - 1)
-            for q in range(n):
-                if places[q] >= 0:
-                    out[r, start + places[q]] = cfg.lives_f32[lives[i, q]]
-            knocked = knocker[i]
-            if knocked >= 0 and places[knocked] >= 0:
-                out[r, start + n + places[knocked]] = 1.0
-            if places[acting] >= 0:
-                out[r, start + 2 * n + places[acting]] = 1.0
-            if places[opener[i]] >= 0:
-                out[r, start + 3 * n + places[opener[i]]] = 1.0
-            start += 4 * n
-            out[r, start] = ph
-            out[r, start + 1] = 1.0 if ph == 1 and taken >= 0 else 0.0
-            out[r, start + 2] = first_turn[i]
-            out[r, start + 3] = deck_size[i] * INV_C
-            first = first_turn[i]
-            out[r, start + 4] = 0.0 if first else min(round_turns[i] * inv_turns, 1.0)
-            continue
-        # the original encoding: source 001's ActionNN or SwapNN input
-        unseen = C - discard_size[i] - (3 if has_hand else 0)
-        for suit in range(4):
-            seen[suit] = discard_values[i, suit]
-            if has_hand:
-                seen[suit] += CARD_VALUE[a, suit] + CARD_VALUE[b, suit] + CARD_VALUE[c, suit]
-        for q in range(n):
-            if places[q] > 0:
-                for k in range(3):
-                    card = shown[i, q, k]
-                    if card >= 0:
-                        unseen -= 1
-                        for suit in range(4):
-                            seen[suit] += CARD_VALUE[card, suit]
-        if taken >= 0 and places[acting] >= 0:
-            unseen -= 1
-            for suit in range(4):
-                seen[suit] += CARD_VALUE[taken, suit]
-        for suit in range(4):
-            ev[SOURCE_PLACE[suit]] = (95 - seen[suit]) / unseen if unseen > 0 else 0.0
-        left = right = -1
-        for q in range(n):
-            if places[q] == 1:
-                left = q
-            if count >= 1 and places[q] == count:
-                right = q
-        if drawn_v >= 0:
-            out[r, 0] = 1.0
-            for k in range(3):
-                for suit in range(4):
-                    out[r, 47 + 4 * k + suit] = CARD_SOURCE[hands[i, me, k], suit]
-                    if left >= 0 and shown[i, left, k] >= 0:
-                        out[r, 67 + 4 * k + suit] = CARD_SOURCE[shown[i, left, k], suit]
-            for suit in range(4):
-                out[r, 59 + suit] = CARD_SOURCE[drawn_v, suit]
-                out[r, 63 + suit] = ev[suit]
-            continue
-        for k in range(3):
-            for suit in range(4):
-                if has_hand:
-                    out[r, 1 + 4 * k + suit] = CARD_SOURCE[hands[i, me, k], suit]
-                if left >= 0 and shown[i, left, k] >= 0:
-                    out[r, 23 + 4 * k + suit] = CARD_SOURCE[shown[i, left, k], suit]
-                if right >= 0 and shown[i, right, k] >= 0:
-                    out[r, 35 + 4 * k + suit] = CARD_SOURCE[shown[i, right, k], suit]
-        for suit in range(4):
-            if top >= 0:
-                out[r, 13 + suit] = CARD_SOURCE[top, suit]
-            out[r, 17 + suit] = ev[suit]
-        out[r, 21] = 1.0 if first_turn[i] else 0.0
-        if knocker[i] >= 0:
-            index_knocker = index_opener = m = 0
-            for q in range(n):
-                if lives[i, q] > 0:
-                    if q == knocker[i]:
-                        index_knocker = m
-                    if q == opener[i]:
-                        index_opener = m
-                    m += 1
-            out[r, 22] = (index_knocker - index_opener) % m
-        else:
-            out[r, 22] = -1.0
+        _default_own(discard_values, in_discard, i, a, b, c, drawn_v, top, seen, out, r)
+        if a >= 0:
+            _default_scores(codes, a, b, c, drawn_v if drawn_v >= 0 else top, out, r)
+        _default_others(shown, i, n, places, acting, taken, seen, acc, out, r)
+        _default_seats(lives_f32, lives, i, n, places, knocker[i], acting, opener[i], ph,
+                       taken, first_turn[i], deck_size[i], round_turns[i], inv_turns, out, r)
 
 
 GREEDY, EXPECTED_VALUE = 1, 2
+
+
+@njit(cache=True, inline="always")
+def _placement(agent, a, b, c, card, now, trials, may_throw):  # pragma: no cover - compiled
+    """Where agent ``agent`` puts the drawn ``card`` of a hand (a, b, c): PLACE + a slot, or
+    THROW (``may_throw``: legal). ``now``: the hand's score code; ``trials``: the codes with
+    the card in each slot."""
+    if agent == GREEDY:  # the first slot with the strictly best score above now
+        best_slot, best = -1, now
+        for k in range(3):
+            if trials[k] > best:
+                best_slot, best = k, trials[k]
+        if best_slot >= 0:
+            return PLACE + best_slot
+        if may_throw:
+            return THROW
+        least = 0  # after a take (driven by hand): the least bad slot
+        for k in range(1, 3):
+            if trials[k] > trials[least]:
+                least = k
+        return PLACE + least
+    # expected_value: the best of (score, value of the other cards, -slot); THROW keeps the
+    # hand (slot -1)
+    total = VALUE[a] + VALUE[b] + VALUE[c]
+    best_key, choice = -1, THROW
+    if may_throw:
+        best_key, choice = now * 1000 + total * 10 + 3, THROW
+    for k in range(3):
+        held = a if k == 0 else b if k == 1 else c
+        key = trials[k] * 1000 + (total - VALUE[held] + VALUE[card]) * 10 + (2 - k)
+        if key > best_key:
+            best_key, choice = key, PLACE + k
+    return choice
+
+
+@njit(cache=True, inline="always")
+def _take_or_draw(table, in_discard, shown, lives, i, me, n, a, b, c, taken, now,
+                  unseen):  # pragma: no cover - compiled
+    """ExpectedValueAgent's choice of a seat that does not knock: TAKE if the score ``taken``
+    with the top card is at least the mean best score with a card it has not seen (not in the
+    discard pile, its hand or known in the hands of the others still in), else DRAW."""
+    for card in range(C):
+        unseen[card] = in_discard[i, card] == 0.0
+    unseen[a] = unseen[b] = unseen[c] = False
+    for d in range(1, n):
+        q = (me + d) % n
+        if lives[i, q] > 0:
+            for k in range(3):
+                if shown[i, q, k] >= 0:
+                    unseen[shown[i, q, k]] = False
+    count = 0
+    sum_best = 0.0  # exact: halves summing to less than 2**12
+    now_f = np.float32(now / 2)
+    for card in range(C):
+        if unseen[card]:
+            count += 1
+            best = max(max(table[(card * C + b) * C + c], table[(a * C + card) * C + c]),
+                       max(table[(a * C + b) * C + card], now_f))
+            sum_best += best
+    if count == 0:
+        return TAKE
+    mean = np.float32(sum_best / count)
+    return TAKE if taken >= mean else DRAW
 
 
 @njit(cache=True)
@@ -611,7 +774,7 @@ def act(s, cfg, rows, agent, rngs, rng_of, out):  # pragma: no cover - compiled
         s.current_player, s.hands, s.shown, s.discard, s.discard_size, s.in_discard, s.mask,
         s.phase, s.drawn, s.round_turns, s.lives)
     n = cfg.num_players
-    codes = cfg.codes
+    codes, table = cfg.codes, cfg.table
     unseen = np.empty(C, np.bool_)
     for r in range(len(rows)):
         i = rows[r]
@@ -621,34 +784,7 @@ def act(s, cfg, rows, agent, rngs, rng_of, out):  # pragma: no cover - compiled
         if phase[i] == 1:
             card = drawn[i]
             trials = (_code(codes, card, b, c), _code(codes, a, card, c), _code(codes, a, b, card))
-            if agent == GREEDY:  # the first slot with the strictly best score above now
-                best_slot, best = -1, now
-                for k in range(3):
-                    if trials[k] > best:
-                        best_slot, best = k, trials[k]
-                if best_slot >= 0:
-                    out[r] = PLACE + best_slot
-                elif mask[i, THROW]:
-                    out[r] = THROW
-                else:  # after a take (driven by hand): the least bad slot
-                    least = 0
-                    for k in range(1, 3):
-                        if trials[k] > trials[least]:
-                            least = k
-                    out[r] = PLACE + least
-                continue
-            # expected_value: the best of (score, value of the other cards, -slot); THROW
-            # keeps the hand (slot -1)
-            total = VALUE[a] + VALUE[b] + VALUE[c]
-            best_key, choice = -1, THROW
-            if mask[i, THROW]:
-                best_key, choice = now * 1000 + total * 10 + 3, THROW
-            for k in range(3):
-                held = a if k == 0 else b if k == 1 else c
-                key = trials[k] * 1000 + (total - VALUE[held] + VALUE[card]) * 10 + (2 - k)
-                if key > best_key:
-                    best_key, choice = key, PLACE + k
-            out[r] = choice
+            out[r] = _placement(agent, a, b, c, card, now, trials, mask[i, THROW] != 0)
             continue
         if agent == GREEDY:
             out[r] = KNOCK if mask[i, KNOCK] and now == TWICE_31 else DRAW
@@ -660,32 +796,8 @@ def act(s, cfg, rows, agent, rngs, rng_of, out):  # pragma: no cover - compiled
         top = discard[i, discard_size[i] - 1]
         taken = max(max(_code(codes, top, b, c), _code(codes, a, top, c)),
                     _code(codes, a, b, top)) / 2
-        # the cards this seat has not seen: not in the discard pile, its hand or known
-        # in the others' hands (those still in)
-        for card in range(C):
-            unseen[card] = in_discard[i, card] == 0.0
-        unseen[a] = unseen[b] = unseen[c] = False
-        for d in range(1, n):
-            q = (me + d) % n
-            if lives[i, q] > 0:
-                for k in range(3):
-                    if shown[i, q, k] >= 0:
-                        unseen[shown[i, q, k]] = False
-        count = 0
-        sum_best = 0.0  # exact: halves summing to less than 2**12
-        table = cfg.table
-        now_f = np.float32(now / 2)
-        for card in range(C):
-            if unseen[card]:
-                count += 1
-                best = max(max(table[(card * C + b) * C + c], table[(a * C + card) * C + c]),
-                           max(table[(a * C + b) * C + card], now_f))
-                sum_best += best
-        if count == 0:
-            out[r] = TAKE
-            continue
-        mean = np.float32(sum_best / count)
-        out[r] = TAKE if taken >= mean else DRAW
+        out[r] = _take_or_draw(table, in_discard, shown, lives, i, me, n, a, b, c, taken, now,
+                               unseen)
 
 
 @njit(cache=True)
