@@ -117,6 +117,10 @@ def test_parse_move_by_number_name_or_short_name():
     assert parse_move("4", moves)[0] is None
     assert parse_move("", moves)[0] is None
     assert "not a legal move" in parse_move("knock", moves)[1]
+    # digits that int() refuses or reads otherwise (found by test_mcp's fuzzing): a refusal
+    for odd in ("\u00b2", "\u0661", "\uff11"):
+        assert parse_move(odd, moves)[0] is None
+
 
 
 def test_parse_move_ignores_details_and_suit_symbols():

@@ -130,7 +130,7 @@ def make_agent(spec: GameSpec, agent: Any, game: Game) -> Agent:
         return spec.agents[agent](game)
     base, sep, budget = agent.partition(":")
     if sep and base in spec.agents and getattr(spec.agents[base], "takes_budget", False):
-        if not budget.isdigit() or int(budget) < 1:
+        if not (budget.isdecimal() and budget.isascii()) or int(budget) < 1:
             raise ValueError(
                 f"agent {agent!r}: the budget after ':' must be a positive integer "
                 f"(e.g. {base}:200); see the agent's documentation for its unit"

@@ -335,7 +335,7 @@ def make_batched_pimc_agent(spec: GameSpec, name: str, game: Game) -> BatchedPIM
     """The agent named ``batched-pimc:WORLDS`` (the agent plug-in's factory); ValueError for
     another name or a count of worlds that is not a positive integer."""
     kind, sep, worlds = name.partition(":")
-    if kind != NAME or not sep or not worlds.isdigit() or int(worlds) < 1:
+    if kind != NAME or not sep or not (worlds.isdecimal() and worlds.isascii()) or int(worlds) < 1:
         raise ValueError(f"agent {name!r}: give {NAME}:WORLDS, the worlds sampled per move as "
                          f"a positive integer (e.g. {NAME}:25)")
     return BatchedPIMCAgent(spec, game, int(worlds))

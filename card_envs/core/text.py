@@ -75,7 +75,7 @@ def parse_move(text: str, moves: list[tuple[int, str]]) -> tuple[int | None, str
     t = normalized(text)
     if not t:
         return None, "type the number of a move, or its name"
-    if t.isdigit():
+    if t.isdecimal() and t.isascii():
         k = int(t)
         if 1 <= k <= len(moves):
             return moves[k - 1][0], ""
