@@ -40,8 +40,6 @@ from card_envs.core.agents import make_agent
 from card_envs.core.make import factories
 from card_envs.rl.policy_agent import algo_class, save_model
 
-BATCHED_EXPERT = "batched-pimc"  # experts that label a batch of positions in one call
-
 
 def play_and_label(model, spec, meta: dict, opponents: list[str], expert: str,
                    decisions: int, gamma: float, seed: int, n_envs: int = 8
@@ -69,7 +67,8 @@ def play_and_label(model, spec, meta: dict, opponents: list[str], expert: str,
                 out[i, judge.best_moves(game.view(env.game_state, env.acting))] = True
             return out
 
-    actor = (batch_actor(venv, judge, seed) if expert.startswith(BATCHED_EXPERT)
+    # an expert that labels many positions in one call (batched PIMC) takes every game's
+    actor = (batch_actor(venv, judge, seed) if hasattr(judge, "act_many")
              else scalar_actor(venv, expert, seed))
     return collect(venv, actor, decisions, gamma, player=player, best=best)
 

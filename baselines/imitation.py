@@ -337,8 +337,7 @@ def fit(policy, data: dict[str, np.ndarray], epochs: int, batch_size: int = 256,
         return loss_pi + value_weight * loss_v, {"policy_loss": loss_pi, "value_loss": loss_v}
 
     policy.set_training_mode(True)
-    parameters = [p for p in policy.parameters() if p.requires_grad]
-    stats = _minibatches(parameters, len(actions), epochs, batch_size, lr, seed, losses)
+    stats = _minibatches(policy.parameters(), len(actions), epochs, batch_size, lr, seed, losses)
     policy.set_training_mode(False)
     chosen = greedy_actions(policy, obs, masks)
     right = (chosen == actions) if best is None else best[th.arange(len(chosen)), chosen]

@@ -47,7 +47,6 @@ named ``batched-pimc:WORLDS`` wherever an agent name goes.
 
 from __future__ import annotations
 
-import math
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
@@ -56,6 +55,7 @@ import numpy as np
 from card_envs.core.agents import Agent, BaseAgent
 from card_envs.core.batched import BatchedGame, BatchedState, make_generators
 from card_envs.core.game import Game, View
+from card_envs.core.search import clearly_better
 
 if TYPE_CHECKING:
     from card_envs.core.spec import GameSpec
@@ -206,9 +206,7 @@ class BatchedPIMC:
             best = int(np.argmax(means))  # ties: the first candidate
             if base is not None and cands[i][best] != int(base[i]):
                 at = cands[i].index(int(base[i]))
-                gain = table[:, best] - table[:, at]
-                spread = gain.std(ddof=1) / math.sqrt(w) if w > 1 else math.inf
-                if not gain.mean() > self.margin * spread:
+                if not clearly_better(table[:, best] - table[:, at], self.margin):
                     best = at
             chosen[i] = cands[i][best]
         return chosen, values

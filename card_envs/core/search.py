@@ -65,6 +65,14 @@ def _stop_value(game: Game, leaf_value: LeafValue | None, s: State,
     return None
 
 
+def clearly_better(gain: np.ndarray, margin: float) -> bool:
+    """Whether the paired gains of a move over the base move (one per world) beat it by more
+    than ``margin`` standard errors of their mean (never, with one world)."""
+    n = len(gain)
+    spread = gain.std(ddof=1) / math.sqrt(n) if n > 1 else math.inf
+    return bool(gain.mean() > margin * spread)
+
+
 class _Edge:
     """An action of a node: visits, availability, summed payoffs per seat, the nodes after it."""
 
@@ -332,9 +340,8 @@ class PIMC:
         if base is not None and chosen != base:
             # every world of the base's rounds was also one of the chosen move's, in order
             n = len(mine[base])
-            gain = np.array(mine[chosen][:n]) - np.array(mine[base])
-            spread = gain.std(ddof=1) / math.sqrt(n) if n > 1 else math.inf
-            if not gain.mean() > self.margin * spread:
+            if not clearly_better(np.array(mine[chosen][:n]) - np.array(mine[base]),
+                                  self.margin):
                 chosen = base
         return SearchResult(me, edges, chosen=chosen)
 
