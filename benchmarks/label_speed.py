@@ -17,7 +17,16 @@ world (the scalar search spreads its budget over the candidates, halving them), 
 worlds it plays several times the scalar's playouts; ``--few-worlds`` adds rows at about the
 scalar's playouts.
 
-Run: ``nice -n 10 python benchmarks/label_speed.py`` (``--help`` for options).
+``--game ninety_eight_cards`` does the same for 98 Cards (``--rules original`` for the
+source's rules), from games of ``expert``: its scalar ``ismcts:BUDGET`` is not PIMC (it scores
+the expert's few best plans of the turn by the best next turn over BUDGET sampled draws, so
+the table has no playouts for it), and batched PIMC plays every legal move out to the end of
+the game on each world with the twin's ``expert``, valued by the cards played: a costlier and
+a different label, whose strength says what it is worth (docs/policies.md).
+
+Run: ``nice -n 10 python benchmarks/label_speed.py`` (``--help`` for options), e.g.
+``python benchmarks/label_speed.py --game ninety_eight_cards --budget 4 --worlds 8
+--few-worlds 4 --batch 128 --positions 128``.
 """
 
 from __future__ import annotations
@@ -34,12 +43,16 @@ from card_envs.core.batched_search import BatchedPIMC
 from card_envs.registry import load_spec
 
 
+# the rule agent whose games the positions come from, by game (its strongest)
+PLAYERS = {"palace": "heuristic", "ninety_eight_cards": "expert"}
+
+
 def positions(game, spec, count: int, seed: int) -> list:
     """``count`` views of a seat to act with at least two legal moves, drawn at random from the
-    positions of games of ``heuristic`` players (each view of its own copy of the state: a
-    view reads its state's arrays)."""
+    positions of games of the game's strongest rule agent (``PLAYERS``; each view of its own
+    copy of the state: a view reads its state's arrays)."""
     rng = np.random.default_rng(seed)
-    agent = make_agent(spec, "heuristic", game)
+    agent = make_agent(spec, PLAYERS[spec.name], game)
     pool: list = []
     g = 0
     while len(pool) < 4 * count:
@@ -70,7 +83,9 @@ def threads() -> str:
 
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--players", type=int, default=3)
+    parser.add_argument("--game", choices=sorted(PLAYERS), default="palace")
+    parser.add_argument("--players", type=int, default=3, help="Palace's players")
+    parser.add_argument("--rules", default="standard", help="98 Cards' rules")
     parser.add_argument("--positions", type=int, default=256)
     parser.add_argument("--budget", type=int, default=25, help="the scalar search's playouts")
     parser.add_argument("--worlds", type=int, default=25, help="batched PIMC's worlds a view")
@@ -83,26 +98,29 @@ def main(argv: list[str] | None = None) -> None:
                         help="timings of each agent, in turn; the table keeps the fastest")
     parser.add_argument("--seed", type=int, default=0)
     args = parser.parse_args(argv)
-    spec = load_spec("palace")
-    game = spec.make_game(num_players=args.players)
+    spec = load_spec(args.game)
+    game = (spec.make_game(num_players=args.players) if args.game == "palace"
+            else spec.make_game(rules=args.rules))
     views = positions(game, spec, args.positions, args.seed)
     load = " ".join(f"{x:.2f}" for x in os.getloadavg())
 
     scalar = make_agent(spec, f"ismcts:{args.budget}", game)
     scalar.act(views[0], np.random.default_rng(0))  # warm-up
-    played = [0]  # the scalar search's playouts (one candidate on one world each)
-    play = scalar.searcher._play
+    played = [0]  # the scalar search's playouts (one candidate on one world each), if PIMC
+    play = getattr(getattr(scalar, "searcher", None), "_play", None)
 
     def counted(*a, **k):
         played[0] += 1
         return play(*a, **k)
 
-    scalar.searcher._play = counted
+    if play is not None:
+        scalar.searcher._play = counted
 
     def label_scalar() -> tuple[np.ndarray, float]:
         rng = np.random.default_rng(args.seed + 1)
         played[0] = 0
-        return np.array([scalar.act(v, rng) for v in views]), played[0] / len(views)
+        return (np.array([scalar.act(v, rng) for v in views]),
+                played[0] / len(views) if play is not None else np.nan)
 
     agents = [(f"`ismcts:{args.budget}` (scalar PIMC, one position a call)", label_scalar)]
     runs = [(args.worlds, False, b) for b in args.batch]
@@ -134,8 +152,10 @@ def main(argv: list[str] | None = None) -> None:
     base_name = agents[0][0]
     base_seconds = min(seconds[base_name])
 
-    print(f"Palace, {args.players} players: {len(views)} positions (a choice to make, from "
-          f"games of `heuristic` players, seed {args.seed}); {threads()}; load average "
+    what = (f"Palace, {args.players} players" if args.game == "palace"
+            else f"98 Cards, {args.rules} rules")
+    print(f"{what}: {len(views)} positions (a choice to make, from games of "
+          f"`{PLAYERS[args.game]}`, seed {args.seed}); {threads()}; load average "
           f"{load} (before) / {' '.join(f'{x:.2f}' for x in os.getloadavg())} (after); "
           f"{os.cpu_count()} cores; each agent timed {args.repeats} times in turn\n")
     print("| agent | positions | playouts a label | seconds (best of repeats) | labels/s | "
@@ -144,7 +164,8 @@ def main(argv: list[str] | None = None) -> None:
     for name, _ in agents:
         best = min(seconds[name])
         same = "" if name == base_name else f"{np.mean(labels[name] == labels[base_name]):.1%}"
-        print(f"| {name} | {len(views)} | {playouts[name]:.0f} | {best:.2f} | "
+        shown = "-" if np.isnan(playouts[name]) else f"{playouts[name]:.0f}"
+        print(f"| {name} | {len(views)} | {shown} | {best:.2f} | "
               f"{len(views) / best:.0f} | {base_seconds / best:.2f}x | {same} |")
 
 

@@ -19,6 +19,7 @@ from card_envs.core.batched_search import (  # noqa: E402
     make_batched_pimc_agent,
 )
 from card_envs.core.make import make_batched  # noqa: E402
+from card_envs.ninety_eight_cards.rules import CardsView  # noqa: E402
 from card_envs.registry import load_spec  # noqa: E402
 from tests.conftest import play_states  # noqa: E402
 
@@ -26,7 +27,8 @@ from tests.conftest import play_states  # noqa: E402
 # search's options (Palace deals its worlds in the twin, unless told not to)
 GAMES = [("palace_v0", {"num_players": 3}, {}),
          ("palace_v0", {"num_players": 3}, {"twin_worlds": False}),
-         ("thirty_one_v0", {"num_players": 2}, {}), ("literature_v0", {"num_players": 6}, {})]
+         ("thirty_one_v0", {"num_players": 2}, {}), ("literature_v0", {"num_players": 6}, {}),
+         ("ninety_eight_cards_v0", {}, {}), ("ninety_eight_cards_v0", {"rules": "original"}, {})]
 
 
 def _pimc(name: str, rules: dict, worlds: int, **options) -> BatchedPIMC:
@@ -62,7 +64,9 @@ def test_every_move_is_legal_and_every_candidate_valued(name, rules, options):
         if len(valued):  # a view with one candidate is not played out
             searched += 1
             assert action in valued and row[action] == row[valued].max()
-            assert (row[valued] >= game.min_payoff).all() and (row[valued] <= game.max_payoff).all()
+            low, high = ((0, 98) if pimc.value == "score"  # 98 Cards: the cards played
+                         else (game.min_payoff, game.max_payoff))
+            assert (row[valued] >= low).all() and (row[valued] <= high).all()
     assert searched > len(views) // 2
     # the search agent's whole decision (its shortcuts and base move) and the scalar agent too
     chosen, _ = pimc.decide(views, np.random.default_rng(1))
@@ -141,6 +145,92 @@ def test_palace_worlds_dealt_again_in_the_twin_keep_all_the_seat_sees():
             held[i] += np.bincount(state.draw[i, :f[i, ix.draw]], minlength=13)
         assert (held == 4).all(), s.steps
     assert checked > 3, "the hidden cards never moved: the test proves nothing"
+
+
+def _expert_states(game, seed: int, every: int) -> list:
+    """Copies of every ``every``-th state of a game of 98 Cards played by ``expert``, to its
+    end (random play ends a game of 98 Cards within a few turns)."""
+    agent = make_agent(load_spec("ninety_eight_cards_v0"), "expert", game)
+    rng = np.random.default_rng(seed)
+    s, states = game.init(rng), []
+    while not s.done:
+        if s.steps % every == 0:
+            states.append(s.copy())
+        game.apply(s, agent.act(game.view(s, 0), rng), rng)
+    return states
+
+
+@pytest.mark.parametrize("rules", ["standard", "original"])
+def test_ninety_eight_cards_worlds_keep_all_the_view_shows(rules):
+    """98 Cards' worlds (``NinetyEightCards.sample_world``, and copies dealt again in the twin
+    by ``twin_worlds.redeal_hidden``) show the player exactly its view (every encoding, the
+    legal moves), keep every rule's invariant, and order the draw pile anew: only the order
+    of the draw pile is hidden."""
+    spec = load_spec("ninety_eight_cards_v0")
+    game = spec.make_game(rules=rules)
+    engine = make_batched(spec, rules=rules)
+    searcher = spec.agents["ismcts"](game)
+    copies, rng = 16, np.random.default_rng(0)
+    state = engine.new_state(copies, seed=0)
+    reordered = checked = 0
+    for s in _expert_states(game, 1, every=7):
+        view = game.view(s, 0)
+        world = searcher.sample_world(view, rng)
+        game.check_invariants(world)
+        seen = game.view(world, 0)
+        for field in CardsView.__slots__ + ("player", "legal"):
+            a, b = getattr(view, field), getattr(seen, field)
+            assert np.array_equal(np.asarray(a, object), np.asarray(b, object)), field
+        assert sorted(world.deck) == sorted(s.deck[s.deck_pos:])
+        reordered += world.deck != s.deck[s.deck_pos:]
+        engine.load(state, 0, world)
+        slots = np.arange(1, copies)
+        for array in state.arrays:
+            array[slots] = array[0]
+        searcher.redeal_hidden(state, slots, rng)
+        for enc in engine.encodings:
+            mine = engine.observe(state, enc, seats=0)
+            assert (mine == mine[0]).all(), (s.steps, enc)
+        assert (state.mask == state.mask[0]).all()
+        pos = int(state.deck_pos[0])
+        assert (np.sort(state.deck[:, pos:], 1) == np.sort(state.deck[0, pos:])).all()
+        assert (state.deck[:, :pos] == state.deck[0, :pos]).all()
+        checked += len(state.deck[0, pos:]) > 1 and (state.deck[:, pos:] != state.deck[0, pos:]
+                                                     ).any()
+    assert reordered > 3 and checked > 3, "the draw pile never moved: the test proves nothing"
+
+
+def test_ninety_eight_cards_compares_the_plans_it_scores_and_keeps_the_experts_move():
+    """98 Cards' batched PIMC compares the first moves of the planner's cheapest plans (the
+    expert's among them), values them by cards played, and keeps the expert's move unless
+    another is clearly better; with the draw pile empty nothing is hidden and the expert's
+    exact move is the only candidate."""
+    spec = load_spec("ninety_eight_cards_v0")
+    game = spec.make_game()
+    pimc = BatchedPIMC(spec, game, worlds=4)
+    assert pimc.value == "score" and pimc.margin == 2.5 and pimc.rollout == "expert"
+    expert = make_agent(spec, "expert", game)
+    states = _expert_states(game, 2, every=3)
+    views = [game.view(s, 0) for s in states if game.legal_mask(s).sum() > 1]
+    several = 0
+    for view in views:
+        cands = pimc.candidates(view)
+        assert expert.act(view, np.random.default_rng(0)) in cands
+        assert all(view.legal[a] for a in cands)
+        several += len(cands) > 1
+        if view.draw_pile == 0:
+            assert len(cands) == 1
+    assert several > len(views) // 2
+    base = [expert.act(v, np.random.default_rng(0)) for v in views]
+    actions, values = pimc.decide(views, np.random.default_rng(0))
+    assert np.mean(actions == base) > 0.8  # the margin keeps the expert's move
+    assert np.nanmax(values) <= 98 and np.nanmin(values) >= 0
+    # without the margin the best mean wins, the expert's move or not
+    loose = BatchedPIMC(spec, game, worlds=4, margin=0.0)
+    actions, values = loose.decide(views, np.random.default_rng(0))
+    assert np.mean(actions == base) < 0.8
+    searched = np.flatnonzero(~np.isnan(values).all(1))
+    assert (values[searched, actions[searched]] == np.nanmax(values[searched], 1)).all()
 
 
 def test_it_takes_the_last_card_that_finishes():
@@ -228,6 +318,9 @@ def test_bad_arguments_are_refused_naming_them():
         BatchedPIMC(spec, game, rollout="wizard")
     with pytest.raises(ValueError, match="margin=-1 is not valid"):
         BatchedPIMC(spec, game, margin=-1)
+    with pytest.raises(ValueError, match="value='cards' is not valid; choose one of payoff, "
+                                         "score"):
+        BatchedPIMC(spec, game, value="cards")
     with pytest.raises(ValueError, match="give batched-pimc:WORLDS"):
         make_batched_pimc_agent(spec, "batched-pimc:many", game)
     pimc = BatchedPIMC(spec, game, worlds=2)

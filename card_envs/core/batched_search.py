@@ -64,6 +64,7 @@ NAME = "batched-pimc"  # the agent's name, before ``:WORLDS``
 SEARCH_AGENT = "ismcts"  # the spec's agent whose world sampler, candidates and base are used
 TAIL_ROWS = 64  # the smallest twin batch; playouts still going move to a smaller one
 TAIL_SHARE = 8  # once they are fewer than one in this many of the batch
+VALUES = ("payoff", "score")  # what a playout may be worth: the game's payoffs or its score
 
 
 class BatchedPIMC:
@@ -88,12 +89,16 @@ class BatchedPIMC:
             ``sample_world`` deals them), sample and load one world per view and deal the
             others from it inside the twin (compiled); False: every world by
             ``sample_world`` and a load.
+        value: what a playout is worth to the searching seat: ``"payoff"`` (the game's
+            payoffs) or ``"score"`` (its score, e.g. 98 Cards' cards played, where wins are
+            too rare to compare moves by); default the search agent's ``playout_value``,
+            else ``"payoff"``.
     """
 
     def __init__(self, spec: GameSpec, game: Game, worlds: int = 25, rollout: str | None = None,
                  candidates: Callable[[View], Sequence[int]] | None = None,
                  margin: float | None = None, max_rollout_steps: int | None = None,
-                 twin_worlds: bool = True):
+                 twin_worlds: bool = True, value: str | None = None):
         if not isinstance(worlds, (int, np.integer)) or isinstance(worlds, bool) or worlds < 1:
             raise ValueError(f"worlds={worlds!r} is not valid; it must be an integer >= 1")
         cls = spec.agents.get(SEARCH_AGENT)
@@ -126,6 +131,9 @@ class BatchedPIMC:
             raise ValueError(f"max_rollout_steps={max_rollout_steps!r} is not valid; it must "
                              "be an integer >= 1")
         self.max_rollout_steps = int(steps)
+        self.value = getattr(self.searcher, "playout_value", "payoff") if value is None else value
+        if self.value not in VALUES:
+            raise ValueError(f"value={value!r} is not valid; choose one of {', '.join(VALUES)}")
         # the search agent's move to keep unless clearly beaten (PIMC with a margin), if any
         self.base_policy: Agent | None = (self.searcher.base_policy()
                                           if searcher_margin is not None else None)
@@ -136,7 +144,7 @@ class BatchedPIMC:
 
     def __repr__(self) -> str:
         return (f"BatchedPIMC({self.spec.env_name}, worlds={self.worlds}, "
-                f"rollout={self.rollout!r}, margin={self.margin}, "
+                f"rollout={self.rollout!r}, margin={self.margin}, value={self.value!r}, "
                 f"twin_worlds={self._redeal is not None})")
 
     # --- the search ---------------------------------------------------------------------------
@@ -146,8 +154,8 @@ class BatchedPIMC:
         """Search every view (each of a seat to act) together.
 
         Returns ``actions`` (n,) int64, the move chosen for each view, and ``values`` (n,
-        actions) float64, the mean payoff of the view's seat over the worlds for each
-        candidate (NaN where not a candidate). With ``base`` ((n,) legal moves), view i keeps
+        actions) float64, the mean payoff (or score: ``value``) of the view's seat over the
+        worlds for each candidate (NaN where not a candidate). With ``base`` ((n,) legal moves), view i keeps
         base[i] unless the best candidate beats it by more than ``margin`` standard errors of
         the paired difference on the same worlds (base[i] is played out too, as a candidate).
         A view with a single candidate is not played out (its move is that one; its values
@@ -196,9 +204,9 @@ class BatchedPIMC:
         engine.step(state, moves)
         self._play_out(state, rows, moves)
         payoffs = np.empty((rows, self.game.num_players))
-        engine.twin.result(state.arrays, engine.cfg, everything, payoffs,
-                           np.empty_like(payoffs))
-        mine = payoffs[everything, seats]
+        scores = np.empty_like(payoffs)
+        engine.twin.result(state.arrays, engine.cfg, everything, payoffs, scores)
+        mine = (scores if self.value == "score" else payoffs)[everything, seats]
         for j, i in enumerate(todo):
             table = mine[starts[j]:starts[j + 1]].reshape(w, sizes[j])  # (worlds, candidates)
             means = table.mean(0)

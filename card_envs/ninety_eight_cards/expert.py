@@ -20,6 +20,8 @@ its view, and replans each time, so it keeps no memory between moves.
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 
 from card_envs.core.agents import BaseAgent
@@ -30,6 +32,7 @@ from card_envs.ninety_eight_cards.rules import (
     HAND_SIZE,
     HIGHEST,
     LOWEST,
+    CardsState,
     CardsView,
     NinetyEightCards,
 )
@@ -402,6 +405,15 @@ class SearchAgent(ExpertAgent):
     name = "ismcts"
     takes_budget = True
     ladder_budgets = (1, 4)
+    # batched PIMC (``batched-pimc:W``, card_envs.core.batched_search) plays this search's
+    # worlds (``sample_world``) out on the twin with ``rollout``, the twin's ``expert``; a
+    # playout is worth the cards it plays (a win alone is too rare a signal)
+    playout_value = "score"
+    # the expert's move stays unless another beats it on the same worlds by this many
+    # standard errors: a playout's cards vary by some ten, so the best of a few means is
+    # mostly the luckiest (1.0 with 8 worlds lost 3.9 cards a game to the expert on 40
+    # paired deals; docs/policies.md)
+    margin = 2.5
 
     def __init__(
         self, game: NinetyEightCards | None = None, budget: int = 4, options: int = 6,
@@ -415,6 +427,46 @@ class SearchAgent(ExpertAgent):
         self.lookahead = TurnPlanner(
             self.planner.extra_bonus, self.planner.margin, self.planner.loss[1:], extras=False
         )
+        self.rollout = ExpertAgent(game, **planner)
+
+    def sample_world(self, view: CardsView, rng: np.random.Generator) -> CardsState:
+        """A world for batched PIMC: the view's draw pile in a random order (the rules'
+        ``sample_world``)."""
+        game = self.game or NinetyEightCards("standard" if view.standard else "original")
+        return game.sample_world(view, rng)
+
+    def redeal_hidden(self, state: Any, slots: np.ndarray, rng: np.random.Generator) -> None:
+        """In twin slots ``slots`` of a batched ``state``, the draw pile shuffled again, as
+        ``sample_world`` orders it (compiled: card_envs.ninety_eight_cards.twin_worlds)."""
+        from card_envs.ninety_eight_cards.twin_worlds import redeal_hidden
+
+        redeal_hidden(state.arrays, slots, rng)
+
+    def base_policy(self) -> ExpertAgent:
+        """The move batched PIMC keeps unless clearly beaten: the expert's."""
+        return self.rollout
+
+    def shortcut(self, view: CardsView) -> int | None:
+        """No move is made without search (batched PIMC asks)."""
+        return None
+
+    def candidates(self, view: CardsView) -> list[int]:
+        """The moves batched PIMC compares: the first move of each of the planner's
+        ``options`` cheapest plans (ending the turn for an empty plan), the plans this search
+        scores; once the draw pile is empty nothing is hidden, and the expert's exact move
+        is the only one."""
+        if view.draw_pile == 0:
+            return [self.rollout.act(view, np.random.default_rng(0))]
+        need = view.min_play if view.standard else 1
+        moves: list[int] = []
+        for cost, plays in self.planner.options(
+            list(view.hand), [int(t) for t in view.piles], alive_cards(view), need, self.count,
+            shorter=view.standard,
+        ):
+            move = action_of(view, plays[0][0], plays[0][1]) if plays else END_TURN
+            if cost < STUCK and view.legal[move] and move not in moves:
+                moves.append(move)
+        return moves or np.flatnonzero(view.legal).tolist()
 
     def choose(
         self, view: CardsView, hand: list[int], tops: list[int], alive: int, need: int,

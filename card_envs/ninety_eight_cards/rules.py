@@ -260,6 +260,26 @@ class NinetyEightCards(Game):
         new.deck = s.deck[: s.deck_pos] + shuffled(s.deck[s.deck_pos :], rng)
         return new
 
+    def sample_world(self, view: CardsView, rng: np.random.Generator) -> CardsState:
+        """A state consistent with ``view``: its hand, piles and counts, and the cards it
+        knows are still to draw (``in_draw``) in a random order, the only thing it cannot see.
+        Reads only the view. The step count, which the view does not hold, is the cards
+        played (it only bounds the game at ``max_steps``)."""
+        if not view.legal.any():
+            raise ValueError("the view's game is over: there is no world to sample")
+        s = CardsState(0)
+        s.deck = shuffled((np.flatnonzero(view.in_draw) + LOWEST).tolist(), rng)
+        s.deck_pos = 0
+        s.hand = [int(card) for card in view.hand]
+        s.slot_bytes = bytes(s.hand) + EMPTY_SLOTS[HAND_SIZE - len(s.hand)]
+        s.tops = [int(top) for top in view.piles]
+        s.played, s.turn_played = int(view.played), int(view.turn_played)
+        s.in_draw = bytearray(np.asarray(view.in_draw, np.int8).tobytes())
+        s.last_play = view.last_play
+        s.steps = s.played
+        self._update_legal(s)
+        return s
+
     # --- what the player sees -----------------------------------------------------------
     def jumps(self, s_or_view) -> np.ndarray:
         """How far each pile*8+slot move would move its pile (negative: the tens trick), (32,)."""
