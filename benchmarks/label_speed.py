@@ -122,7 +122,7 @@ def main(argv: list[str] | None = None) -> None:
         return (np.array([scalar.act(v, rng) for v in views]),
                 played[0] / len(views) if play is not None else np.nan)
 
-    agents = [(f"`ismcts:{args.budget}` (scalar PIMC, one position a call)", label_scalar)]
+    agents = [(f"`ismcts:{args.budget}` (the scalar search, one position a call)", label_scalar)]
     runs = [(args.worlds, False, b) for b in args.batch]
     runs += [(args.worlds, True, b) for b in args.batch]
     runs += [(w, True, max(args.batch)) for w in args.few_worlds]
