@@ -20,9 +20,9 @@ scalar's playouts.
 ``--game ninety_eight_cards`` does the same for 98 Cards (``--rules original`` for the
 source's rules), from games of ``expert``: its scalar ``ismcts:BUDGET`` is not PIMC (it scores
 the expert's few best plans of the turn by the best next turn over BUDGET sampled draws, so
-the table has no playouts for it), and batched PIMC plays every legal move out to the end of
-the game on each world with the twin's ``expert``, valued by the cards played: a costlier and
-a different label, whose strength says what it is worth (docs/policies.md).
+the table has no playouts for it), and batched PIMC plays the first moves of those plans out
+to the end of the game on each world with the twin's ``expert``, valued by the cards played: a
+costlier and a different label, whose strength says what it is worth (docs/policies.md).
 
 Run: ``nice -n 10 python benchmarks/label_speed.py`` (``--help`` for options), e.g.
 ``python benchmarks/label_speed.py --game ninety_eight_cards --budget 4 --worlds 8

@@ -155,9 +155,10 @@ class BatchedPIMC:
 
         Returns ``actions`` (n,) int64, the move chosen for each view, and ``values`` (n,
         actions) float64, the mean payoff (or score: ``value``) of the view's seat over the
-        worlds for each candidate (NaN where not a candidate). With ``base`` ((n,) legal moves), view i keeps
-        base[i] unless the best candidate beats it by more than ``margin`` standard errors of
-        the paired difference on the same worlds (base[i] is played out too, as a candidate).
+        worlds for each candidate (NaN where not a candidate). With ``base`` ((n,) legal
+        moves), view i keeps base[i] unless the best candidate beats it by more than
+        ``margin`` standard errors of the paired difference on the same worlds (base[i] is
+        played out too, as a candidate).
         A view with a single candidate is not played out (its move is that one; its values
         row stays NaN), as in the scalar ``PIMC``. Reads nothing but the views.
         """
