@@ -411,8 +411,7 @@ class SearchAgent(ExpertAgent):
     playout_value = "score"
     # the expert's move stays unless another beats it on the same worlds by this many
     # standard errors: a playout's cards vary by some ten, so the best of a few means is
-    # mostly the luckiest (1.0 with 8 worlds lost 3.9 cards a game to the expert on 40
-    # paired deals; docs/policies.md)
+    # mostly the luckiest (docs/policies.md)
     margin = 2.5
 
     def __init__(
