@@ -378,7 +378,7 @@ def _band(curves: list[list[dict]], x: str, key: str):
 SUMMARY_HEAD = [
     "| setting | headline figure | shipped network alone | shipped with its search "
     "| best rule agent (same deals) | PPO over seeds | DQN over seeds | shipped model from its "
-    "recipe | source | ladder: `best` and the best search agent |",
+    "recipe | source | ladder: `best` (and `best+search`) and the best search agent |",
     "|---|---|---|---|---|---|---|---|---|---|",
 ]
 # the shipped model against the recipe the configs give today (recipes.shipped_status)
@@ -437,7 +437,8 @@ def summary_table(records: list[dict]) -> list[str]:
 
 def ladder_cell(setting: str, path: Path | None = None) -> str:
     """The ladder's first figure (rating, or win rate where there is none) of the shipped
-    model ``best`` and of the highest search agent in the setting's section of
+    model ``best``, of ``best+search`` (the model guiding its search) where the section has
+    it, and of the highest search agent in the setting's section of
     docs/ladder.md, or a note that the ladder has no section for it."""
     path = path or ROOT / "docs" / "ladder.md"
     cfg = game_config(setting)
@@ -456,11 +457,11 @@ def ladder_cell(setting: str, path: Path | None = None) -> str:
     found = {}
     for row in body:
         name = row[col].strip("`")
-        kind = "best" if name == "best" else "search" if (":" in name or name == "solver") \
-            and not name.startswith("best") else None
+        kind = name if name in ("best", "best+search") else "search" if (
+            ":" in name or name == "solver") and not name.startswith("best") else None
         if kind and kind not in found:  # the table is sorted, strongest first
             found[kind] = f"`{name}` {row[figure]}"
-    cells = [found[k] for k in ("best", "search") if k in found]
+    cells = [found[k] for k in ("best", "best+search", "search") if k in found]
     return f"{head[figure]} ([ladder](ladder.md)): " + ", ".join(cells)
 
 

@@ -1024,3 +1024,25 @@ def test_ship_refuses_a_run_that_is_not_its_recipes(capsys):
     err = capsys.readouterr().err
     assert len(err.strip().splitlines()) == 1
     assert "python -m baselines.reproduce --budget full --settings SETTING --ship" in err
+
+
+def test_the_summary_quotes_best_and_its_guided_search_from_the_ladder(tmp_path):
+    """The summary's ladder column: `best`, `best+search` where the section has it, then the
+    highest search agent (not the guided model, whose name has no budget)."""
+    from baselines import render
+
+    page = tmp_path / "ladder.md"
+    page.write_text("\n".join([
+        "<!-- BEGIN LADDER palace_v0 -->",
+        "| agent | rating [95% CI] | games | ms per move |",
+        "|---|---|---|---|",
+        "| `best+search` | 35.0 [33.0, 37.0] | 100 | 20 |",
+        "| `ismcts:100` | 32.3 [30.1, 34.5] | 100 | 53 |",
+        "| `best` | 31.1 [29.7, 32.5] | 100 | 0.1 |",
+        "| `heuristic` | 31.5 [30.0, 32.9] | 100 | 0.0 |",
+        "<!-- END LADDER palace_v0 -->",
+    ]))
+    assert render.ladder_cell("palace_v0", page) == (
+        "rating [95% CI] ([ladder](ladder.md)): `best` 31.1 [29.7, 32.5], `best+search` 35.0 "
+        "[33.0, 37.0], `ismcts:100` 32.3 [30.1, 34.5]")
+    assert render.ladder_cell("simple_tricks_v0", page) == "no ladder section"

@@ -247,3 +247,44 @@ def test_standing_of_a_solo_game_compares_mean_scores():
     text = standing(result, ["expert"])
     assert text.startswith("The shipped model `best` (mean score 81.00 [")
     assert "clearly below the best rule agent `expert` (86.00 [" in text
+
+
+def test_standing_of_the_guided_model_is_its_own_sentence():
+    """``best+search`` gets the same comparison as ``best`` (and is neither a rule agent nor
+    one of the search agents it is compared with); a section without it has no sentence."""
+    from card_envs.core.evaluation import Tally
+    from card_envs.ladder import LadderResult, Row, section_lines, standing
+
+    def row(name, mu, sigma):
+        return Row(name, Tally(name), 0.0, (mu, sigma))
+
+    setting = next(s for s in SETTINGS if s.key == "palace_v0")
+    rows = [row("best+search", 40, 1), row("ismcts:100", 33, 1), row("best", 31, 1),
+            row("heuristic", 30, 1)]
+    result = LadderResult(setting, "free for all", 3, rows, 4, 12, 0, 0.0)
+    text = standing(result, ["heuristic"], name="best+search")
+    assert text == (
+        "The shipped model guiding its search, `best+search` (rating 40.0 [38.0, 42.0]) is "
+        "clearly above the best rule agent `heuristic` (30.0 [28.0, 32.0]) and clearly above "
+        "the best search agent `ismcts:100` (33.0 [31.0, 35.0]).")
+    assert standing(result, ["heuristic"]).startswith("The shipped model `best` (rating 31.0")
+    lines = section_lines(result, None)
+    assert lines[-1] == text
+    alone = LadderResult(setting, "free for all", 3, rows[1:], 3, 9, 0, 0.0)
+    assert standing(alone, ["heuristic"], name="best+search") == ""
+    assert section_lines(alone, None)[-1].startswith("The shipped model `best` (rating")
+
+
+def test_the_full_ladder_adds_the_guided_model_where_a_search_takes_a_guide():
+    pytest.importorskip("sb3_contrib", reason="the shipped models need the train extra")
+    from card_envs.ladder import with_best
+
+    for key, guided in (("palace_v0", True), ("ninety_eight_cards_v0", False)):
+        setting = next(s for s in SETTINGS if s.key == key)
+        spec = load_spec(setting.env_name)
+        names, note = with_best(spec, spec.make_game(**setting.game_args), ["random"])
+        if guided:
+            assert names == ["random", "best", "best+search"] and note == ""
+        else:
+            assert names == ["random", "best"]
+            assert note.startswith("`best+search` is not on this ladder: search agent 'ismcts'")
