@@ -42,7 +42,6 @@ from card_envs.core.agents import make_agent
 from card_envs.core.batched_search import BatchedPIMC
 from card_envs.registry import load_spec
 
-
 # the rule agent whose games the positions come from, by game (its strongest)
 PLAYERS = {"palace": "heuristic", "ninety_eight_cards": "expert"}
 

@@ -2,10 +2,11 @@
 
 ``card-envs ladder GAME`` plays every agent a game's spec lists (``random``, the rule
 agents, each search agent at two budgets, the shipped model ``best`` when one loads for
-those rules, and ``best+search``, that model guiding the game's search) and prints a table; ``card-envs ladder all --write`` runs every setting
-of ``SETTINGS`` and writes docs/ladder.md (with a plot per setting under docs/img/) and
-the ladder block of each game's docs page, in the checkout it is run in (``--write DIR``:
-the checkout in DIR); it never writes where the package is installed.
+those rules, and ``best+search``, that model guiding the game's search) and prints a
+table; ``card-envs ladder all --write`` runs every setting of ``SETTINGS`` and writes
+docs/ladder.md (with a plot per setting under docs/img/) and the ladder block of each
+game's docs page, in the checkout it is run in (``--write DIR``: the checkout in DIR); it
+never writes where the package is installed.
 
 How agents meet, by the shape of the game:
 

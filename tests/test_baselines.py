@@ -846,6 +846,7 @@ def test_expert_iteration_anchor_keeps_the_models_moves_after_k_decisions():
 
 def test_fit_with_no_value_weight_leaves_the_critic_alone():
     import torch as th
+
     from baselines.imitation import fit
     from card_envs.rl.policy_agent import algo_class
 

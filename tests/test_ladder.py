@@ -279,7 +279,8 @@ def test_the_full_ladder_adds_the_guided_model_where_a_search_takes_a_guide():
     pytest.importorskip("sb3_contrib", reason="the shipped models need the train extra")
     from card_envs.ladder import with_best
 
-    for key, guided in (("palace_v0", True), ("ninety_eight_cards_v0", False)):
+    for key, guided in (("palace_v0", True), ("ninety_eight_cards_v0", True),
+                        ("simple_tricks_v0", False)):
         setting = next(s for s in SETTINGS if s.key == key)
         spec = load_spec(setting.env_name)
         names, note = with_best(spec, spec.make_game(**setting.game_args), ["random"])

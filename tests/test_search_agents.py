@@ -191,6 +191,64 @@ def test_guided_palace_search_lets_the_guide_play_while_the_draw_pile_lasts():
     assert played["draw"] > 20 and played["endgame"] > 20 and played["departed"] > 0, played
 
 
+@pytest.mark.parametrize("rules", ["standard", "original"])
+def test_guided_98_cards_search_plays_the_guides_plan_unless_clearly_dearer(rules):
+    """98 Cards' plan search with a guide: with no margin to spare it plays its own choice (or
+    a plan as cheap that starts with the guide's move); with any margin, the guide's move
+    wherever one of its scored plans starts with it, else its own choice; never the guide's
+    move once the draw pile is empty (nothing is hidden: the endgame solver plays)."""
+    from card_envs.ninety_eight_cards.expert import STUCK, alive_cards
+    from card_envs.ninety_eight_cards.expert import SearchAgent as PlanSearch
+
+    spec = load_spec("ninety_eight_cards")
+    game = spec.make_game(rules=rules)
+    guide = RandomAgent(game)
+    plain = PlanSearch(game, budget=2)
+    tight = PlanSearch(game, budget=2, guide=guide, guide_margin=0.0)
+    loose = PlanSearch(game, budget=2, guide=guide, guide_margin=1e9)
+    assert loose.name == "random+ismcts:2" and plain.name == "ismcts"
+    with pytest.raises(ValueError, match="guide_margin"):
+        PlanSearch(game, guide=guide, guide_margin=-1)
+    def stuck(view):  # no plan meets the minimum: the candidates are every legal move
+        need = view.min_play if view.standard else 1
+        return all(cost >= STUCK for cost, _ in plain.planner.options(
+            list(view.hand), [int(t) for t in view.piles], alive_cards(view), need, plain.count,
+            shorter=view.standard))
+
+    counts = {"guide": 0, "own": 0}
+    for seed in range(8):
+        for s in play_states(game, seed, every=1):
+            if s.done or game.legal_mask(s).sum() < 2:
+                continue
+            view = game.view(s, s.player)
+            for agent in (plain, tight, loose):
+                agent.reset()
+            own = plain.act(view, np.random.default_rng(seed))
+            # a guide that wants another of the scored plans' first moves, or a random move
+            others = [m for m in plain.candidates(view) if m != own] if view.draw_pile else []
+            wanted = others[-1] if others and seed % 2 else guide.act(
+                view, np.random.default_rng([seed, 1]))
+
+            tight.guide = loose.guide = _Fixed(game, wanted)
+            assert tight.act(view, np.random.default_rng(seed)) in (own, wanted)
+            move = loose.act(view, np.random.default_rng(seed))
+            if view.draw_pile and wanted in plain.candidates(view) and not stuck(view):
+                assert move == wanted
+                counts["guide"] += wanted != own
+            else:
+                assert move == own
+                counts["own"] += wanted != own
+    assert counts["guide"] > 5 and counts["own"] > 5, counts
+
+
+def test_best_search_guides_98_cards_plan_search():
+    """``best+search`` loads for 98 Cards: the shipped network guiding the plan search."""
+    pytest.importorskip("sb3_contrib", reason="the shipped models need the train extra")
+    spec = load_spec("ninety_eight_cards")
+    agent = make_agent(spec, "best+search", spec.make_game())
+    assert agent.name == "best+ismcts:4" and agent.guide is not None
+
+
 # --- the games' world samplers -----------------------------------------------------------------
 def _game_states(name: str, seeds: int = 2, every: int = 3):
     """(game, state) pairs from random games of every variant of ``name``."""

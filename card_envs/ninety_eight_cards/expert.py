@@ -400,6 +400,11 @@ class SearchAgent(ExpertAgent):
     room for from the unseen cards, which the player knows by elimination (never their
     order), and plans the next turn from there. A next turn that cannot meet the minimum
     counts as STUCK. Budget: sampled draws per turn (default 4).
+
+    ``guide`` (an Agent, a trained policy say: ``best+search``): where one of the scored
+    plans starts with the guide's move and scores within ``guide_margin`` of the best plan
+    (in the planner's cost, cards jumped over), that plan is played instead: the search
+    keeps the guide's move unless another plan is clearly cheaper.
     """
 
     name = "ismcts"
@@ -416,17 +421,33 @@ class SearchAgent(ExpertAgent):
 
     def __init__(
         self, game: NinetyEightCards | None = None, budget: int = 4, options: int = 6,
-        **planner,
+        guide: BaseAgent | None = None, guide_margin: float = 1.0, **planner,
     ):
         super().__init__(game, **planner)
         self.budget = check_int("budget", budget, 1)
         self.count = check_int("options", options, 1)
+        if not guide_margin >= 0:
+            raise ValueError(f"guide_margin={guide_margin!r} is not valid; it must be a "
+                             "number at least 0")
+        self.guide, self.guide_margin = guide, float(guide_margin)
+        if guide is not None:
+            self.name = f"{guide.name}+{self.name}:{self.budget}"
         # the next turn is scored by its required plays only (faster, and extra plays
         # there are free choices that the next decision makes with its own draw)
         self.lookahead = TurnPlanner(
             self.planner.extra_bonus, self.planner.margin, self.planner.loss[1:], extras=False
         )
         self.rollout = ExpertAgent(game, **planner)
+
+    @classmethod
+    def takes_guide(cls) -> bool:
+        """A model can guide this search (``guide``)."""
+        return True
+
+    def reset(self) -> None:
+        super().reset()
+        if self.guide is not None and hasattr(self.guide, "reset"):
+            self.guide.reset()
 
     def sample_world(self, view: CardsView, rng: np.random.Generator) -> CardsState:
         """A world for batched PIMC: the view's draw pile in a random order (the rules'
@@ -482,6 +503,7 @@ class SearchAgent(ExpertAgent):
             for _ in range(self.budget)
         ]
         best_score, best_plays = float("inf"), options[0][1]
+        scored: list[tuple[float, list]] = []
         for cost, plays in options:
             if cost >= STUCK:
                 continue
@@ -503,9 +525,24 @@ class SearchAgent(ExpertAgent):
                 else:  # the next turn's required plays (original rules: the next two plays)
                     total += self.lookahead.plan(new_hand, after_tops, after_alive, 2)[0]
             score = cost + total / len(draws)
+            scored.append((score, played))
             if score < best_score:
                 best_score, best_plays = score, played
+        if self.guide is not None and scored:
+            guided = self._guided(view, scored, best_score, rng)
+            best_plays = best_plays if guided is None else guided  # [] (end the turn) counts
         return [(card, pile) for card, pile, _ in best_plays]
 
+    def _guided(self, view: CardsView, scored: list[tuple[float, list]], best_score: float,
+                rng: np.random.Generator) -> list | None:
+        """The cheapest scored plan that starts with the guide's move, if it is within
+        ``guide_margin`` of the best; else None."""
+        move = self.guide.act(view, rng)
+        near = [(score, played) for score, played in scored
+                if score <= best_score + self.guide_margin
+                and (action_of(view, *played[0][:2]) if played else END_TURN) == move]
+        return min(near, key=lambda sp: sp[0])[1] if near else None
+
     def __repr__(self) -> str:
-        return f"SearchAgent(budget={self.budget}, options={self.count})"
+        guide = "" if self.guide is None else f", guide={self.guide!r}"
+        return f"SearchAgent(budget={self.budget}, options={self.count}{guide})"

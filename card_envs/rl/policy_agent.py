@@ -22,7 +22,6 @@ import torch as th
 
 from card_envs.core.agents import BaseAgent
 from card_envs.core.game import Game, View
-from card_envs.core.search import SearchAgent
 
 ALGOS = ("maskable_ppo", "dqn")
 
@@ -314,12 +313,15 @@ def guided_search(spec, model: BaseAgent, game: Game, search: dict[str, Any] | N
     if agent not in guided:
         raise ValueError(f"search agent {agent!r}: {spec.env_name}'s agents that a model can "
                          f"guide are: {', '.join(guided) or 'none'}")
-    return spec.agents[agent](game, budget=search.get("budget"), guide=model)
+    budget = {} if search.get("budget") is None else {"budget": search["budget"]}
+    return spec.agents[agent](game, guide=model, **budget)
 
 
 def _takes_guide(cls) -> bool:
-    """Whether an agent class is a search that keeps a guide's move unless beaten (PIMC)."""
-    return isinstance(cls, type) and issubclass(cls, SearchAgent) and cls.takes_guide()
+    """Whether an agent class is a search that keeps a guide's move unless beaten (PIMC; 98
+    Cards' plan search): its ``takes_guide()`` says so."""
+    takes = getattr(cls, "takes_guide", None) if isinstance(cls, type) else None
+    return callable(takes) and bool(takes())
 
 
 def load_search_agent(spec, name: str, game: Game) -> BaseAgent:
