@@ -165,10 +165,7 @@ def test_an_interrupted_stage_resumes_and_a_changed_recipe_is_not_mixed_in(tmp_p
 # The shipped models that predate recipes (they record none): each is retrained from its
 # recipe by `python -m baselines.reproduce --budget full --settings S --ship`, and leaves this
 # list then (strict: a model that matches while listed fails the test).
-PREDATE_RECIPES = {
-    "ninety_eight_cards_v0-original",
-    "palace_v0", "literature_v0", "literature_v0-original",
-}
+PREDATE_RECIPES = {"palace_v0", "literature_v0", "literature_v0-original"}
 
 
 @pytest.mark.parametrize("setting", [
