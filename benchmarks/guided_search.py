@@ -15,13 +15,12 @@ Run: ``python benchmarks/guided_search.py --set rules=original --margins 0.5 1 2
 from __future__ import annotations
 
 import argparse
-import math
 import time
 
 import numpy as np
 
 from card_envs.core.agents import make_agent
-from card_envs.core.evaluation import Z95, game_rngs, play_game, wilson
+from card_envs.core.evaluation import Tally, game_rngs, play_game, wilson
 from card_envs.registry import load_spec
 
 
@@ -36,8 +35,12 @@ def scores(game, agent, games: int, seed: int) -> tuple[np.ndarray, np.ndarray, 
 
 
 def mean_interval(x: np.ndarray) -> str:
-    half = Z95 * x.std(ddof=1) / math.sqrt(len(x)) if len(x) > 1 else float("nan")
-    return f"{x.mean():.2f} [{x.mean() - half:.2f}, {x.mean() + half:.2f}]"
+    """The mean of ``x`` and its 95% interval (``Tally.score_interval``'s)."""
+    tally = Tally("values")
+    for value in x:
+        tally.add(0.0, float(value))
+    lo, hi = tally.score_interval()
+    return f"{tally.mean_score:.2f} [{lo:.2f}, {hi:.2f}]"
 
 
 def main(argv: list[str] | None = None) -> int:

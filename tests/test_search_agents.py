@@ -209,6 +209,7 @@ def test_guided_98_cards_search_plays_the_guides_plan_unless_clearly_dearer(rule
     assert loose.name == "random+ismcts:2" and plain.name == "ismcts"
     with pytest.raises(ValueError, match="guide_margin"):
         PlanSearch(game, guide=guide, guide_margin=-1)
+
     def stuck(view):  # no plan meets the minimum: the candidates are every legal move
         need = view.min_play if view.standard else 1
         return all(cost >= STUCK for cost, _ in plain.planner.options(

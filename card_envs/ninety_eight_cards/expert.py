@@ -329,6 +329,12 @@ def action_of(view: CardsView, card: int, pile: int) -> int:
     return pile * HAND_SIZE + view.hand.index(card)
 
 
+def first_move(view: CardsView, plays: list) -> int:
+    """The action that starts a plan (plays of (card, pile, ...)): its first play, or ending
+    the turn for an empty plan."""
+    return action_of(view, plays[0][0], plays[0][1]) if plays else END_TURN
+
+
 class ExpertAgent(BaseAgent):
     """Counts the cards, plans the whole turn, and solves the endgame (module docstring).
 
@@ -483,7 +489,7 @@ class SearchAgent(ExpertAgent):
             list(view.hand), [int(t) for t in view.piles], alive_cards(view), need, self.count,
             shorter=view.standard,
         ):
-            move = action_of(view, plays[0][0], plays[0][1]) if plays else END_TURN
+            move = first_move(view, plays)
             if cost < STUCK and view.legal[move] and move not in moves:
                 moves.append(move)
         return moves or np.flatnonzero(view.legal).tolist()
@@ -540,7 +546,7 @@ class SearchAgent(ExpertAgent):
         move = self.guide.act(view, rng)
         near = [(score, played) for score, played in scored
                 if score <= best_score + self.guide_margin
-                and (action_of(view, *played[0][:2]) if played else END_TURN) == move]
+                and first_move(view, played) == move]
         return min(near, key=lambda sp: sp[0])[1] if near else None
 
     def __repr__(self) -> str:
